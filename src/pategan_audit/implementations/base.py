@@ -1,0 +1,176 @@
+"""What every generator in this package shares: config handling, input validation, seeding,
+introspection (the audit harness's hooks, implementations spec §10) and the fit/sample API.
+
+A preset is a frozen config dataclass (every setting and every violation switch is a field)
+plus a :class:`BaseGenerator` subclass that implements ``_fit`` and ``_sample``. The public
+entry point is :func:`pategan_audit.implementations.create`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["BaseConfig", "TrainingTrace", "BaseGenerator", "validate_frame", "validate_privacy"]
+
+
+@dataclass(frozen=True)
+class BaseConfig:
+    """Settings common to all presets.
+
+    epsilon, delta: the privacy target (delta in (0, 1)); presets that ignore or reinterpret
+    delta (synthcity V/O10, original V17) say so in their own config.
+    seed: all randomness of a fit (init, partitions, noise, latent draws) derives from it.
+    max_iter: iteration cap (None = as the preset's upstream does).
+    record: keep the full per-query introspection (votes, noise, labels); costs memory.
+    """
+
+    epsilon: float = 1.0
+    delta: float = 1e-5
+    seed: int = 0
+    max_iter: int | None = None
+    record: bool = True
+
+
+@dataclass
+class TrainingTrace:
+    """Introspection of one fit (implementations spec §10, "test hooks").
+
+    teacher_rows: for each teacher (or critic-step slot of original/turing), the set of
+        training-row positions (0..N-1 in the frame passed to ``fit``) it consumed.
+    votes: per iteration, an int array of n1 (= votes for "real") per query; n0 = k - n1.
+    noise: per iteration, the Laplace/Gaussian draws added for those queries.
+    labels: per iteration, the released (noisy) labels for those queries.
+    alpha: per iteration, the accountant's moment vector alpha(l), l = 1..L, after it.
+    eps_hat: per iteration, the accountant's epsilon-hat after it.
+    iterations: number of iterations run.
+    bounds: the scaling bounds / encoder metadata the model fitted ({column: (lo, hi)}).
+    extra: preset-specific records (e.g. synthcity skipped batches, teacher object ids).
+    """
+
+    teacher_rows: list[set[int]] = field(default_factory=list)
+    votes: list[np.ndarray] = field(default_factory=list)
+    noise: list[np.ndarray] = field(default_factory=list)
+    labels: list[np.ndarray] = field(default_factory=list)
+    alpha: list[np.ndarray] = field(default_factory=list)
+    eps_hat: list[float] = field(default_factory=list)
+    iterations: int = 0
+    bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def validate_privacy(epsilon: float, delta: float | None, *, delta_may_be_none: bool = False) -> None:
+    """Raise a ValueError that says what is wrong and how to fix it."""
+    if not isinstance(epsilon, (int, float, np.floating, np.integer)) or not np.isfinite(epsilon) and epsilon != np.inf:
+        raise ValueError(f"epsilon must be a positive number, got {epsilon!r}")
+    if epsilon <= 0:
+        raise ValueError(f"epsilon must be > 0 (got {epsilon}); pass e.g. epsilon=1.0")
+    if delta is None:
+        if delta_may_be_none:
+            return
+        raise ValueError("delta must be a number in (0, 1); pass e.g. delta=1e-5")
+    if not (0 < float(delta) < 1):
+        raise ValueError(f"delta must lie in (0, 1) (got {delta}); pass e.g. delta=1e-5, ideally < 1/N")
+
+
+def validate_frame(df: Any, label: str | None = None) -> pd.DataFrame:
+    """Check a training table: a non-empty DataFrame of finite numeric columns."""
+    if isinstance(df, np.ndarray):
+        raise TypeError("fit() takes a pandas DataFrame; wrap arrays with pd.DataFrame(x, columns=[...])")
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"fit() takes a pandas DataFrame, got {type(df).__name__}")
+    if len(df) == 0 or df.shape[1] == 0:
+        raise ValueError("the training table is empty; pass at least one row and one column")
+    bad = [c for c in df.columns if not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))]
+    if bad:
+        raise ValueError(
+            f"non-numeric columns {bad[:5]}{'...' if len(bad) > 5 else ''}: PATE-GAN implementations take numeric "
+            "tables only; encode categories as integers first (e.g. df[c] = df[c].astype('category').cat.codes)"
+        )
+    values = df.to_numpy(dtype=float)
+    if np.isnan(values).any():
+        cols = [c for c in df.columns if df[c].isna().any()]
+        raise ValueError(f"NaN values in columns {cols[:5]}; impute or drop them before fit() (e.g. df.fillna(df.mode().iloc[0]))")
+    if not np.isfinite(values).all():
+        raise ValueError("infinite values in the training table; clip or drop them before fit()")
+    if label is not None and label not in df.columns:
+        raise ValueError(f"label {label!r} is not a column of the training table; columns are {list(df.columns)[:8]}...")
+    return df
+
+
+class BaseGenerator:
+    """fit/sample API shared by the seven presets.
+
+    Subclasses set ``name`` and ``Config`` and implement ``_fit(df, label)`` and
+    ``_sample(n, rng)``. ``callbacks`` are called as ``cb(model, iteration)`` after every
+    training iteration (used by :mod:`pategan_audit.traces`).
+    """
+
+    name: ClassVar[str] = "base"
+    Config: ClassVar[type[BaseConfig]] = BaseConfig
+
+    def __init__(self, config: BaseConfig):
+        if not isinstance(config, self.Config):
+            raise TypeError(f"{type(self).__name__} needs a {self.Config.__name__}, got {type(config).__name__}")
+        self.config = config
+        self.trace = TrainingTrace()
+        self.callbacks: list[Callable[["BaseGenerator", int], None]] = []
+        self.columns_: list[str] | None = None
+        self.dtypes_: pd.Series | None = None
+        self.fitted_ = False
+        self._sample_calls = 0
+
+    # -- public API -------------------------------------------------------------------------
+    def fit(self, df: pd.DataFrame, label: str | None = None) -> "BaseGenerator":
+        validate_frame(df, label)
+        self.columns_ = list(df.columns)
+        self.dtypes_ = df.dtypes.copy()
+        self.trace = TrainingTrace()
+        self._fit(df.reset_index(drop=True), label)
+        self.fitted_ = True
+        return self
+
+    def sample(self, n: int, seed: int | None = None) -> pd.DataFrame:
+        """Draw ``n`` synthetic rows. ``seed=None`` derives a fresh, reproducible seed from
+        the config seed and the number of previous calls."""
+        if not self.fitted_:
+            raise RuntimeError(f"{self.name}: call fit() before sample()")
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"n must be a non-negative integer, got {n!r}")
+        if seed is None:
+            seed = int(np.random.SeedSequence([self.config.seed, 7919, self._sample_calls]).generate_state(1)[0])
+            self._sample_calls += 1
+        out = self._sample(int(n), np.random.default_rng(seed))
+        if list(out.columns) != self.columns_:
+            raise AssertionError(f"{self.name}._sample returned columns {list(out.columns)} != {self.columns_}")
+        return out.reset_index(drop=True)
+
+    @classmethod
+    def from_overrides(cls, **overrides: Any) -> "BaseGenerator":
+        return cls(make_config(cls.Config, cls.name, overrides))
+
+    # -- for subclasses ---------------------------------------------------------------------
+    def _fit(self, df: pd.DataFrame, label: str | None) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _sample(self, n: int, rng: np.random.Generator) -> pd.DataFrame:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _after_iteration(self, iteration: int) -> None:
+        self.trace.iterations = iteration + 1
+        for cb in self.callbacks:
+            cb(self, iteration)
+
+
+def make_config(config_cls: type[BaseConfig], name: str, overrides: dict[str, Any]) -> BaseConfig:
+    """Build a frozen config, rejecting unknown keys with the list of valid ones."""
+    names = {f.name for f in dataclasses.fields(config_cls)}
+    unknown = sorted(set(overrides) - names)
+    if unknown:
+        raise ValueError(
+            f"unknown setting(s) {unknown} for preset {name!r}; valid settings are: {', '.join(sorted(names))}"
+        )
+    return config_cls(**overrides)

@@ -1,0 +1,39 @@
+# Two commands: `make book` (build the Jupyter Book) and `make test` (run the test suite).
+# Both create .venv when missing and install the project into it first.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+PYTEST_ARGS ?=
+
+.PHONY: install test test-fast book book-smoke browser-test benchmarks clean-book
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[all]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+test-fast: $(STAMP)
+	$(BIN)/pytest -m "not slow and not browser" $(PYTEST_ARGS)
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build book -W
+
+book-smoke: $(STAMP)
+	PATEGAN_AUDIT_PROFILE=smoke $(BIN)/jupyter-book build book -W
+
+browser-test: $(STAMP)
+	PATEGAN_AUDIT_BROWSER=1 $(BIN)/pytest -m browser tests/test_browser.py $(PYTEST_ARGS)
+
+benchmarks: $(STAMP)
+	$(BIN)/python benchmarks/train_speed.py
+	$(BIN)/python benchmarks/audit_throughput.py
+
+clean-book:
+	rm -rf book/_build book/*.ipynb book/.nbhash

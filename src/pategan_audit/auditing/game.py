@@ -1,0 +1,207 @@
+"""The distinguishing game of paper §6.2 (protocols spec D.1), over any fit/sample generator.
+
+For i = 1..n_per_world and each world w ∈ {out, in}: build a fresh generator with its own
+seed, fit it on D′ (out) or D (in), draw one synthetic table, restore the training dtypes
+(integers rounded, as the authors' ``fix_dtypes``) and featurise it. Worlds are balanced by
+construction (not drawn at random), as in [code].
+
+Every shadow model is one job of :func:`pategan_audit.runner.parallel_map` (joblib/loky, or
+Dask with ``backend="dask"``) and its feature vector is stored with
+:func:`pategan_audit.runner.cached`, keyed by (setting, world, index, seed, data, featuriser,
+synthetic size): an interrupted audit resumes where it stopped, and the parallel and sequential
+runs give identical features because each job's seed depends only on (seed, world, index).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from .. import runner
+
+__all__ = ["WORLDS", "GameOutputs", "shadow_seed", "describe", "frame_digest", "restore_dtypes", "run_game"]
+
+WORLDS = ("out", "in")
+
+
+@dataclass
+class GameOutputs:
+    """Featurised outputs of the game.
+
+    features_out, features_in: (n_per_world, n_features), row i = shadow model i of that world
+    (the attack splits them in order into train / validation / test).
+    n_synth_rows: synthetic rows drawn per world; seeds: per world, the seed of each model.
+    """
+
+    features_out: np.ndarray
+    features_in: np.ndarray
+    n_synth_rows: dict[str, int]
+    seeds: dict[str, list[int]]
+
+    @property
+    def n_per_world(self) -> int:
+        return len(self.features_out)
+
+
+def shadow_seed(seed: int, world: str, index: int) -> int:
+    """Seed of shadow model ``index`` in ``world``: independent streams per (seed, world, index)."""
+    if world not in WORLDS:
+        raise ValueError(f"world must be one of {WORLDS}, got {world!r}")
+    return int(np.random.SeedSequence([int(seed), WORLDS.index(world), int(index)]).generate_state(1)[0] >> 1)
+
+
+def describe(obj: Any) -> Any:
+    """A JSON-able description of a factory or featuriser for cache keys.
+
+    Dataclass instances: class path + fields. Module-level functions/classes: their import
+    path. Anything else (lambdas, closures) cannot be described: pass ``cache_namespace=None``
+    or an explicit ``cache_key``.
+    """
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if not f.name.startswith("_")}
+        return {"class": f"{type(obj).__module__}.{type(obj).__qualname__}", "fields": _plain(fields)}
+    qualname = getattr(obj, "__qualname__", "")
+    if qualname and "<" not in qualname and hasattr(obj, "__module__"):
+        return f"{obj.__module__}.{qualname}"
+    raise ValueError(
+        f"cannot describe {obj!r} for the result cache; use a module-level dataclass/function, "
+        "pass cache_key={...} describing it, or disable caching with cache_namespace=None"
+    )
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, (np.integer, np.floating)):
+        return obj.item()
+    return obj
+
+
+def frame_digest(df: pd.DataFrame) -> str:
+    """SHA-256 (16 hex) of a table's values, index, column names and dtypes."""
+    h = hashlib.sha256()
+    h.update(repr(list(df.columns)).encode())
+    h.update(repr([str(t) for t in df.dtypes]).encode())
+    h.update(pd.util.hash_pandas_object(df, index=True).to_numpy().tobytes())
+    return h.hexdigest()[:16]
+
+
+def restore_dtypes(synth: pd.DataFrame, dtypes: pd.Series) -> pd.DataFrame:
+    """Cast a synthetic table to the training dtypes; integer columns are rounded first
+    (authors' ``fix_dtypes``; D.2 "rows cast to integers (rounded)"). Columns holding
+    non-finite values stay float (rounded) rather than failing the whole audit."""
+    out = synth.copy()
+    for col, dtype in dtypes.items():
+        if col not in out.columns:
+            raise ValueError(f"synthetic table lacks training column {col!r}")
+        if pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            values = np.rint(out[col].to_numpy(dtype=float))
+            out[col] = values.astype(dtype) if np.isfinite(values).all() else values
+        else:
+            out[col] = out[col].astype(dtype)
+    return out
+
+
+@dataclass(frozen=True)
+class _Context:
+    make_generator: Callable[[int], Any]
+    data: dict[str, pd.DataFrame]
+    n_rows: dict[str, int]
+    featurise: Callable[[pd.DataFrame], np.ndarray]
+    label: str | None
+    restore: bool
+    cache_namespace: str | None
+    cache_key: dict | None
+    cache_dir: str | None
+
+
+def _train_one(ctx: _Context, world: str, index: int, seed: int) -> np.ndarray:
+    model = ctx.make_generator(seed)
+    df = ctx.data[world]
+    model = model.fit(df, label=ctx.label) if ctx.label is not None else model.fit(df)
+    synth = model.sample(ctx.n_rows[world])
+    if ctx.restore:
+        synth = restore_dtypes(synth, df.dtypes)
+    features = np.asarray(ctx.featurise(synth), dtype=float).reshape(-1)
+    return features
+
+
+def _job(ctx: _Context, item: tuple[str, int, int]) -> np.ndarray:
+    world, index, seed = item
+    if ctx.cache_namespace is None:
+        return _train_one(ctx, world, index, seed)
+    key = dict(ctx.cache_key or {})
+    key.update({"world": world, "index": index, "seed": seed, "n_rows": ctx.n_rows[world],
+                "data": frame_digest(ctx.data[world]), "label": ctx.label, "restore_dtypes": ctx.restore})
+    return runner.cached(key, partial(_train_one, ctx, world, index, seed),
+                         namespace=ctx.cache_namespace, cache_dir_override=ctx.cache_dir)
+
+
+def run_game(
+    make_generator: Callable[[int], Any],
+    d_out: pd.DataFrame,
+    d_in: pd.DataFrame,
+    *,
+    n_per_world: int,
+    n_synth_rows: int | str = "train_size",
+    featurise: Callable[[pd.DataFrame], np.ndarray],
+    seed: int = 0,
+    n_jobs: int | None = 1,
+    backend: str | None = None,
+    cache_namespace: str | None = "audit",
+    cache_key: dict | None = None,
+    cache_dir: str | None = None,
+    label: str | None = None,
+    restore: bool = True,
+    desc: str | None = None,
+) -> GameOutputs:
+    """Train ``n_per_world`` shadow models per world and featurise one synthetic table each.
+
+    make_generator: ``seed -> unfitted generator`` (e.g. ``PresetFactory``); must pickle for
+        process backends.
+    n_synth_rows: rows per synthetic table: an int (same size in both worlds, the "size
+        controlled" channel of D.9) or "train_size" (4 vs 5 rows on the worst case, as [code]).
+    featurise: ``DataFrame -> 1-D array`` (``QueryFeaturiser()``, ``NaiveFeaturiser()``).
+    cache_namespace: result-cache namespace (None: no caching); ``cache_key`` adds/overrides the
+        description of the setting (default: ``describe(make_generator)`` and ``describe(featurise)``).
+    label: passed to ``fit`` (None: the authors' audit fits without label semantics).
+    """
+    if not isinstance(n_per_world, (int, np.integer)) or n_per_world < 1:
+        raise ValueError(f"n_per_world must be a positive integer, got {n_per_world!r}")
+    for name, df in (("d_out", d_out), ("d_in", d_in)):
+        if not isinstance(df, pd.DataFrame) or len(df) == 0:
+            raise ValueError(f"{name} must be a non-empty DataFrame")
+    if list(d_out.columns) != list(d_in.columns):
+        raise ValueError(f"d_out and d_in must have the same columns, got {list(d_out.columns)} vs {list(d_in.columns)}")
+    if n_synth_rows == "train_size":
+        n_rows = {"out": len(d_out), "in": len(d_in)}
+    elif isinstance(n_synth_rows, (int, np.integer)) and not isinstance(n_synth_rows, bool) and n_synth_rows > 0:
+        n_rows = {"out": int(n_synth_rows), "in": int(n_synth_rows)}
+    else:
+        raise ValueError(f"n_synth_rows must be a positive int or 'train_size', got {n_synth_rows!r}")
+    key = None
+    if cache_namespace is not None:
+        key = {"generator": describe(make_generator), "featuriser": describe(featurise)}
+        key.update(cache_key or {})
+    ctx = _Context(make_generator, {"out": d_out.reset_index(drop=True), "in": d_in.reset_index(drop=True)},
+                   n_rows, featurise, label, restore, cache_namespace, key,
+                   str(runner.cache_dir(cache_dir)) if cache_namespace is not None else None)
+    items = [(w, i, shadow_seed(seed, w, i)) for i in range(n_per_world) for w in WORLDS]
+    feats = runner.parallel_map(partial(_job, ctx), items, n_jobs=n_jobs, backend=backend, desc=desc)
+    by_world: dict[str, list[np.ndarray]] = {w: [] for w in WORLDS}
+    for (w, _, _), f in zip(items, feats):
+        by_world[w].append(f)
+    widths = {len(f) for f in feats}
+    if len(widths) != 1:
+        raise ValueError(f"the featuriser returned vectors of different lengths {sorted(widths)}")
+    return GameOutputs(
+        features_out=np.vstack(by_world["out"]), features_in=np.vstack(by_world["in"]),
+        n_synth_rows=n_rows, seeds={w: [s for (ww, _, s) in items if ww == w] for w in WORLDS},
+    )

@@ -1,0 +1,183 @@
+"""The audit settings of paper §6.2 and their channel controls (protocols spec D.2, D.3, D.9).
+
+* **Querybased** on the worst-case dataset (D.2): D′ = four rows (0,0,0), D = D′ + (1,1,1);
+  k = 2; ε = 1, δ = 1e-5; updated λ = 1e-3, other λ at their defaults (borealis therefore 1e-4,
+  G.7); 100 iterations in [code] (1,000 in the paper's text); synthetic tables as large as the
+  training set (4 vs 5 rows); features = counts of the 8 points of {0,1}³.
+* **GroundHog** on Cervical (D.3): D = the 686-row training split, D′ = D without the target
+  (row 397); k = 5; λ = 1e-3 for updated and borealis; ≤ 1,000 iterations; 686 synthetic rows in
+  both worlds; features = F_naive.
+
+Channel controls (D.9): the ``"paper"`` channel reproduces the runs above (bounds read from
+the training data); ``"controlled"`` removes the two side channels that do not go through
+the PATE mechanism:
+
+* **size** — the synthetic table has the same number of rows in both worlds (5 on the worst
+  case; GroundHog already uses 686 in both);
+* **bounds** — every preset gets ``bounds="public"`` with bounds fixed in advance that do not
+  depend on the target's presence: {0, 1} for A, B, C on the worst case; on Cervical the
+  bounds of D′ *widened* so that no row of either world is clipped (:func:`cervical_public_bounds`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from .featurisers import NaiveFeaturiser, QueryFeaturiser
+
+__all__ = [
+    "ATTACKS",
+    "CHANNELS",
+    "GROUNDHOG_TARGET",
+    "PresetFactory",
+    "AuditSetting",
+    "attack_data",
+    "worst_case_public_bounds",
+    "cervical_public_bounds",
+    "paper_overrides",
+]
+
+ATTACKS = ("querybased", "groundhog")
+CHANNELS = ("paper", "controlled")
+#: D.3: the target row of the stored Cervical training split.
+GROUNDHOG_TARGET = 397
+#: D.2/D.3: teachers per attack (worst case: 2; Cervical: ⌊686/125⌋ = 5).
+NUM_TEACHERS = {"querybased": 2, "groundhog": 5}
+#: D.2/D.3 λ overrides per attack (everything else at the preset's default).
+LAMBDA_OVERRIDES = {"querybased": {"updated": 1e-3}, "groundhog": {"updated": 1e-3, "borealis": 1e-3}}
+
+
+@dataclass(frozen=True)
+class PresetFactory:
+    """``make_generator(seed)`` for a preset of :func:`pategan_audit.implementations.create`.
+
+    ``overrides`` are passed through (``num_teachers``, ``max_iter``, ``lam``, ``bounds``,
+    ``public_bounds``, violation switches...). ``record=False`` unless overridden: shadow
+    models do not need the per-query introspection.
+    """
+
+    name: str
+    epsilon: float = 1.0
+    delta: float = 1e-5
+    overrides: dict = field(default_factory=dict)
+
+    def __call__(self, seed: int) -> Any:
+        from ..implementations import create  # lazy: the registry imports torch models
+
+        kwargs = {"record": False, **self.overrides}
+        return create(self.name, epsilon=self.epsilon, delta=self.delta, seed=int(seed), **kwargs)
+
+
+def attack_data(attack: str, *, target: int = GROUNDHOG_TARGET) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(D′, D) for an attack: the worst-case tables (A.3) or Cervical without / with the target."""
+    from .. import datasets
+
+    if attack == "querybased":
+        return datasets.worst_case("out"), datasets.worst_case("in")
+    if attack == "groundhog":
+        d_in = datasets.load("cervical_cancer").train.reset_index(drop=True)
+        if not 0 <= target < len(d_in):
+            raise ValueError(f"target must be a row position of the Cervical training split (0..{len(d_in) - 1}), got {target}")
+        return d_in.drop(index=target).reset_index(drop=True), d_in
+    raise ValueError(f"unknown attack {attack!r}; use one of {ATTACKS}")
+
+
+def worst_case_public_bounds() -> dict[str, tuple[float, float]]:
+    """{0, 1} for A, B, C: the domain of the worst-case dataset, fixed before seeing it."""
+    return {c: (0.0, 1.0) for c in ("A", "B", "C")}
+
+
+def cervical_public_bounds(d_out: pd.DataFrame, *, widen: float = 0.5) -> dict[str, tuple[float, float]]:
+    """Public bounds for Cervical that do not depend on the target's presence.
+
+    Computed from D′ (identical in both worlds) and widened to a plausible domain so that no
+    record of D is clipped: binary columns → (0, 1); other columns → lower end min(0, min),
+    upper end max + max(1, ``widen``·(max − lower)), rounded up for integer columns. E.g. the
+    target's two unique maxima (STDs_number 4, STDs_N_diagnosis 3; D′ maxima 3 and 2) fall
+    inside (0, 5) and (0, 3).
+    """
+    bounds = {}
+    for col in d_out.columns:
+        x = d_out[col].astype(float)
+        lo, hi = float(x.min()), float(x.max())
+        if set(x.unique()) <= {0.0, 1.0}:
+            bounds[col] = (0.0, 1.0)
+            continue
+        lo = min(0.0, lo)
+        hi = hi + max(1.0, widen * (hi - lo))
+        if pd.api.types.is_integer_dtype(d_out[col].dtype):
+            hi = float(math.ceil(hi))
+        bounds[col] = (lo, hi)
+    return bounds
+
+
+def paper_overrides(attack: str, implementation: str, *, iterations: int) -> dict:
+    """Generator settings of D.2 / D.3 for one implementation (k, iteration cap, λ)."""
+    if attack not in ATTACKS:
+        raise ValueError(f"unknown attack {attack!r}; use one of {ATTACKS}")
+    out = {"num_teachers": NUM_TEACHERS[attack], "max_iter": int(iterations)}
+    lam = LAMBDA_OVERRIDES[attack].get(implementation)
+    if lam is not None:
+        out["lam"] = lam
+    return out
+
+
+@dataclass(frozen=True)
+class AuditSetting:
+    """One audited (implementation, attack, channel, variant).
+
+    variant: a label for ``extra_overrides`` (e.g. "V4 fixed" in the ablation); the default
+    "as benchmarked" means no extra overrides.
+    """
+
+    attack: str
+    implementation: str
+    channel: str = "paper"
+    iterations: int = 100
+    variant: str = "as benchmarked"
+    extra_overrides: dict = field(default_factory=dict)
+    target: int = GROUNDHOG_TARGET
+    epsilon: float = 1.0
+    delta: float = 1e-5
+
+    def __post_init__(self) -> None:
+        if self.attack not in ATTACKS:
+            raise ValueError(f"unknown attack {self.attack!r}; use one of {ATTACKS}")
+        if self.channel not in CHANNELS:
+            raise ValueError(f"unknown channel {self.channel!r}; use one of {CHANNELS}")
+        if self.iterations < 1:
+            raise ValueError(f"iterations must be >= 1, got {self.iterations}")
+
+    def data(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        return attack_data(self.attack, target=self.target)
+
+    def public_bounds(self, d_out: pd.DataFrame) -> dict[str, tuple[float, float]]:
+        return worst_case_public_bounds() if self.attack == "querybased" else cervical_public_bounds(d_out)
+
+    def overrides(self, d_out: pd.DataFrame) -> dict:
+        out = paper_overrides(self.attack, self.implementation, iterations=self.iterations)
+        if self.channel == "controlled" or self.implementation == "corrected":
+            # corrected never reads bounds from data (implementations spec §9.1 item 1)
+            out.update(bounds="public", public_bounds=self.public_bounds(d_out))
+        out.update(self.extra_overrides)
+        return out
+
+    def factory(self, d_out: pd.DataFrame) -> PresetFactory:
+        return PresetFactory(self.implementation, self.epsilon, self.delta, self.overrides(d_out))
+
+    def n_synth_rows(self, d_out: pd.DataFrame, d_in: pd.DataFrame) -> int | str:
+        if self.attack == "groundhog":
+            return len(d_in)  # D.3: 686 rows in both worlds
+        return len(d_in) if self.channel == "controlled" else "train_size"
+
+    def featuriser(self):
+        return QueryFeaturiser() if self.attack == "querybased" else NaiveFeaturiser()
+
+    def key(self) -> dict:
+        """JSON-able description for cache keys and result records."""
+        return {"attack": self.attack, "implementation": self.implementation, "channel": self.channel,
+                "iterations": self.iterations, "variant": self.variant, "extra_overrides": self.extra_overrides,
+                "target": self.target, "epsilon": self.epsilon, "delta": self.delta}

@@ -1,0 +1,165 @@
+"""Target selection for the GroundHog audit ("mini-MIAs", protocols spec D.3, G.10).
+
+1. Min-max scale the whole training table (all columns, fitted on it).
+2. For every row: mean Euclidean distance to its 5 nearest *other* rows (k-d tree).
+3. Candidates = the m rows with the largest mean distance (paper: m = 64).
+4. For each candidate: r models of the ``original`` implementation on D′ = D without it and r on
+   D (paper: r = 100, 1,000 iterations); score each model by its critic's output on the
+   candidate (white-box — the paper only says "running MIAs"); AUC of in vs out.
+5. Target = the candidate with the highest AUC (paper: row 397, AUC 0.6659).
+
+Step 4 needs a white-box hook on the generator: ``model.critic_score(rows: DataFrame) ->
+array`` (the discriminator's output per row, the authors' ``sd_predict``). The scoring is a
+parameter (``score``) so any generator with another hook can be used.
+
+Deviation: the authors rank with ``np.argsort`` (unstable on ties); we use a stable descending
+sort, which gives the same top 64 on Cervical (tests/auditing/test_targets.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+from scipy.spatial import cKDTree
+from sklearn.metrics import roc_auc_score
+
+from .. import runner
+from .game import describe, frame_digest
+
+__all__ = ["vulnerability_distances", "rank_candidates", "critic_score", "TargetSelection", "select_target"]
+
+
+def vulnerability_distances(df: pd.DataFrame, *, k: int = 5) -> np.ndarray:
+    """Mean distance of each row to its ``k`` nearest other rows after min-max scaling (D.3 steps 1-2).
+
+    Constant columns scale to 0 (as sklearn's MinMaxScaler). Returns an array (len(df),).
+    """
+    if not isinstance(df, pd.DataFrame) or len(df) <= k:
+        raise ValueError(f"need a DataFrame with more than k={k} rows")
+    x = df.to_numpy(dtype=float)
+    if not np.isfinite(x).all():
+        raise ValueError("the table has NaN/inf values; clean it first (datasets.load does)")
+    lo, hi = x.min(axis=0), x.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    z = (x - lo) / span
+    dist, _ = cKDTree(z).query(z, k=k + 1)
+    return dist[:, 1:].mean(axis=1)  # column 0 is the row itself (distance 0)
+
+
+def rank_candidates(df: pd.DataFrame, *, n_candidates: int = 64, k: int = 5) -> pd.DataFrame:
+    """The ``n_candidates`` most isolated rows, most isolated first (D.3 step 3).
+
+    Returns a DataFrame with columns ``row`` (position in ``df``) and ``distance``.
+    """
+    if n_candidates < 1:
+        raise ValueError(f"n_candidates must be >= 1, got {n_candidates}")
+    d = vulnerability_distances(df, k=k)
+    order = np.argsort(-d, kind="stable")[:n_candidates]
+    return pd.DataFrame({"row": order.astype(int), "distance": d[order]})
+
+
+def critic_score(model: Any, rows: pd.DataFrame) -> np.ndarray:
+    """White-box score: the fitted model's critic/discriminator output on ``rows``."""
+    hook = getattr(model, "critic_score", None)
+    if hook is None:
+        raise AttributeError(
+            f"{type(model).__name__} has no critic_score(rows) method; target selection (D.3) needs the "
+            "discriminator's output on the candidate row (authors' sd_predict) — use the 'original' preset"
+        )
+    return np.asarray(hook(rows), dtype=float).reshape(-1)
+
+
+@dataclass
+class TargetSelection:
+    """Result of the mini-MIAs: one row per candidate (row, distance, out_mean, in_mean, auc),
+    in distance order, and the chosen ``target`` (row position with the largest AUC)."""
+
+    candidates: pd.DataFrame
+    target: int
+    n_models: int
+
+    @property
+    def target_auc(self) -> float:
+        return float(self.candidates.set_index("row").loc[self.target, "auc"])
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    make_generator: Callable[[int], Any]
+    df: pd.DataFrame
+    score: Callable[[Any, pd.DataFrame], np.ndarray]
+    label: str | None
+    cache_namespace: str | None
+    cache_key: dict | None
+    cache_dir: str | None
+
+
+def _score_one(ctx: _Ctx, row: int, world: str, seed: int) -> float:
+    data = ctx.df if world == "in" else ctx.df.drop(index=row).reset_index(drop=True)
+    model = ctx.make_generator(seed)
+    model = model.fit(data, label=ctx.label) if ctx.label is not None else model.fit(data)
+    return float(ctx.score(model, ctx.df.iloc[[row]])[0])
+
+
+def _job(ctx: _Ctx, item: tuple[int, str, int, int]) -> float:
+    row, world, index, seed = item
+    if ctx.cache_namespace is None:
+        return _score_one(ctx, row, world, seed)
+    key = dict(ctx.cache_key or {})
+    key.update({"row": row, "world": world, "index": index, "seed": seed})
+    return runner.cached(key, partial(_score_one, ctx, row, world, seed),
+                         namespace=ctx.cache_namespace, cache_dir_override=ctx.cache_dir)
+
+
+def select_target(
+    df: pd.DataFrame,
+    make_generator: Callable[[int], Any],
+    *,
+    n_candidates: int = 64,
+    n_models: int = 100,
+    seed: int = 0,
+    score: Callable[[Any, pd.DataFrame], np.ndarray] = critic_score,
+    label: str | None = None,
+    n_jobs: int | None = 1,
+    backend: str | None = None,
+    cache_namespace: str | None = "audit_targets",
+    cache_dir: str | None = None,
+    desc: str | None = None,
+) -> TargetSelection:
+    """Run the mini-MIAs of D.3 on the ``n_candidates`` most isolated rows of ``df``.
+
+    ``make_generator(seed)`` builds an unfitted white-box generator (paper: ``original``, k = 5,
+    1,000 iterations); ``n_models`` per world per candidate (paper: 100). Shadow models of all
+    candidates run in one parallel map; each score is cached (resumable).
+    """
+    if n_models < 1:
+        raise ValueError(f"n_models must be >= 1, got {n_models}")
+    ranked = rank_candidates(df, n_candidates=n_candidates)
+    df = df.reset_index(drop=True)
+    key = None
+    if cache_namespace is not None:
+        key = {"generator": describe(make_generator), "score": describe(score), "data": frame_digest(df), "label": label}
+    ctx = _Ctx(make_generator, df, score, label, cache_namespace, key,
+               str(runner.cache_dir(cache_dir)) if cache_namespace is not None else None)
+    items = []
+    for row in ranked["row"]:
+        for i in range(n_models):
+            for world in ("out", "in"):
+                model_seed = np.random.SeedSequence([seed, int(row), ("out", "in").index(world), i]).generate_state(1)[0]
+                items.append((int(row), world, i, int(model_seed >> 1)))
+    scores = runner.parallel_map(partial(_job, ctx), items, n_jobs=n_jobs, backend=backend, desc=desc)
+    table = ranked.copy()
+    out_mean, in_mean, aucs = [], [], []
+    for row in ranked["row"]:
+        s_out = np.array([s for (r, w, _, _), s in zip(items, scores) if r == row and w == "out"])
+        s_in = np.array([s for (r, w, _, _), s in zip(items, scores) if r == row and w == "in"])
+        out_mean.append(s_out.mean())
+        in_mean.append(s_in.mean())
+        labels = np.r_[np.zeros(len(s_out)), np.ones(len(s_in))]
+        aucs.append(float(roc_auc_score(labels, np.r_[s_out, s_in])))
+    table["out_mean"], table["in_mean"], table["auc"] = out_mean, in_mean, aucs
+    target = int(table.loc[table["auc"].idxmax(), "row"])  # first (most isolated) on ties
+    return TargetSelection(candidates=table, target=target, n_models=n_models)

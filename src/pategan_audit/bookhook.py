@@ -1,0 +1,108 @@
+"""Sphinx extension: execute the section notebooks with papermill before the book is read.
+
+jupyter-cache hashes only a notebook's code cells, so a change in ``src/`` would not
+re-execute a page (design.md §2). Instead, on ``builder-inited`` this extension papermills
+each ``notebooks/<name>.ipynb`` into ``book/<name>.ipynb`` (kernel working directory = the
+repository root) and the book renders those with ``execute_notebooks: "off"``.
+
+A notebook is skipped when a hash of (notebook bytes, parameters, package source hash,
+installed versions) equals the one stored beside its last successful output. A failing
+notebook fails the build; its partially executed copy is kept under
+``book/_build/failed/<name>.ipynb`` for inspection.
+
+Configuration (``_config.yml`` -> ``sphinx.config``):
+``pategan_audit_notebooks`` (list of names) and ``pategan_audit_profile`` (default
+"book"); the environment variable ``PATEGAN_AUDIT_PROFILE`` overrides the profile (CI uses
+"smoke").
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+from .runner import atomic_write_text, source_hash
+
+__all__ = ["setup", "notebook_key", "execute_notebook"]
+
+_VERSIONED = ("torch", "numpy", "pandas", "scikit-learn", "scipy", "xgboost-cpu", "papermill")
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": sys.version.split()[0]}
+    for dist in _VERSIONED:
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "absent"
+    return out
+
+
+def notebook_key(nb_path: Path, parameters: dict) -> str:
+    """Hash deciding whether a notebook must be re-executed."""
+    h = hashlib.sha256()
+    h.update(nb_path.read_bytes())
+    h.update(json.dumps(parameters, sort_keys=True).encode())
+    h.update(source_hash().encode())
+    h.update(json.dumps(_versions(), sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def execute_notebook(repo: Path, book_dir: Path, name: str, parameters: dict, *, force: bool = False) -> bool:
+    """Execute ``notebooks/<name>.ipynb`` into ``book/<name>.ipynb``; return True if it ran."""
+    import papermill as pm
+
+    nb_in = repo / "notebooks" / f"{name}.ipynb"
+    if not nb_in.exists():
+        raise FileNotFoundError(f"notebook {nb_in} listed in pategan_audit_notebooks does not exist")
+    nb_out = book_dir / f"{name}.ipynb"
+    stamp = book_dir / ".nbhash" / f"{name}.sha256"
+    key = notebook_key(nb_in, parameters)
+    if not force and nb_out.exists() and stamp.exists() and stamp.read_text().strip() == key:
+        print(f"[pategan_audit] {name}: unchanged, not re-executed", file=sys.stderr)
+        return False
+    tmp_out = book_dir / "_build" / "executing" / f"{name}.ipynb"
+    tmp_out.parent.mkdir(parents=True, exist_ok=True)
+    print(f"[pategan_audit] executing {name} with {parameters} ...", file=sys.stderr, flush=True)
+    start = time.time()
+    try:
+        pm.execute_notebook(
+            str(nb_in), str(tmp_out), parameters=parameters, cwd=str(repo), kernel_name="python3",
+            progress_bar=False, request_save_on_cell_execute=False,
+        )
+    except Exception as exc:
+        failed = book_dir / "_build" / "failed" / f"{name}.ipynb"
+        failed.parent.mkdir(parents=True, exist_ok=True)
+        if tmp_out.exists():
+            os.replace(tmp_out, failed)
+        raise RuntimeError(f"notebook {name} failed (partial output: {failed}): {exc}") from exc
+    os.replace(tmp_out, nb_out)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(stamp, key)
+    print(f"[pategan_audit] {name}: done in {time.time() - start:.0f} s", file=sys.stderr, flush=True)
+    return True
+
+
+def _on_builder_inited(app) -> None:
+    from sphinx.errors import ExtensionError
+
+    book_dir = Path(app.srcdir)
+    repo = book_dir.parent
+    profile = os.environ.get("PATEGAN_AUDIT_PROFILE", app.config.pategan_audit_profile)
+    force = os.environ.get("PATEGAN_AUDIT_FORCE", "") not in ("", "0")
+    for name in app.config.pategan_audit_notebooks:
+        try:
+            execute_notebook(repo, book_dir, name, {"profile": profile}, force=force)
+        except Exception as exc:
+            raise ExtensionError(str(exc)) from exc
+
+
+def setup(app):
+    app.add_config_value("pategan_audit_notebooks", [], "env")
+    app.add_config_value("pategan_audit_profile", "book", "env")
+    app.connect("builder-inited", _on_builder_inited)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

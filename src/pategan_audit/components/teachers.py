@@ -1,0 +1,126 @@
+"""Teacher ensembles: persistent neural teachers (one batched network) and logistic-regression
+teachers re-fitted every iteration (bugs B1/B2), behind one interface.
+
+PATE-GAN (ICLR 2019, ``jordon2019pategan``) Alg. 1, teacher update: each teacher ``T_i``
+minimises the binary cross-entropy of its own real rows (label 1) against generated rows
+(label 0). Votes are hard (spec §0.4): ``sigmoid(logit) > 0.5``, i.e. ``logit > 0``.
+
+Both classes expose ``num_teachers``, ``logits(x) -> [k, n]``, ``predict(x) -> [k, n]`` (0/1),
+``votes(x) -> [n]`` (``n1``) and ``cross_entropy(real_sets, fake) -> [k, J]`` (protocols spec
+C.2: BCE of teacher t on real subset j labelled 1 together with the fake rows labelled 0).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .networks import BatchedMLP
+from .votes import count_votes
+
+__all__ = ["NeuralTeachers", "LogisticTeachers", "bce_union"]
+
+
+def bce_union(logits_real: torch.Tensor, logits_fake: torch.Tensor) -> torch.Tensor:
+    """Mean BCE over the union of ``real`` rows (label 1) and ``fake`` rows (label 0), per model:
+    logits ``[k, m]`` and ``[k, n]`` -> ``[k]``."""
+    total = F.softplus(-logits_real).sum(dim=1) + F.softplus(logits_fake).sum(dim=1)
+    return total / (logits_real.shape[1] + logits_fake.shape[1])
+
+
+class _TeacherBase:
+    num_teachers: int
+
+    def logits(self, x: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def predict(self, x: torch.Tensor) -> torch.Tensor:
+        """Hard votes ``[k, n]`` (int64): 1 where the teacher's probability of "real" is > 0.5."""
+        return (self.logits(x) > 0).to(torch.int64)
+
+    def votes(self, x: torch.Tensor) -> torch.Tensor:
+        """``n1`` per generated row: how many teachers say "real" -> ``[n]`` int64."""
+        return count_votes(self.predict(x))
+
+    def cross_entropy(self, real_sets: Sequence[torch.Tensor], fake: torch.Tensor) -> np.ndarray:
+        """``CE[t, j]`` = BCE of teacher t on ``real_sets[j]`` (label 1) ∪ ``fake`` (label 0)."""
+        with torch.no_grad():
+            lf = self.logits(fake)
+            cols = [bce_union(self.logits(r), lf) for r in real_sets]
+        return torch.stack(cols, dim=1).to(torch.float64).numpy()
+
+
+class NeuralTeachers(_TeacherBase):
+    """``k`` persistent neural teachers trained together (borealis, smartnoise, corrected; the fix
+    of B1/B2).
+
+    sizes: ``[in, hidden..., 1]``; the output layer has no activation here because the loss is
+    computed on logits (``BCEWithLogits`` = sigmoid + BCE, numerically safer; identical except
+    where PyTorch's ``BCELoss`` clamps ``log`` at -100). One Adam optimiser holds all teachers'
+    parameters: Adam is element-wise, so this equals k separate optimisers.
+    """
+
+    def __init__(
+        self,
+        num_teachers: int,
+        sizes: Sequence[int],
+        *,
+        hidden_activation: str,
+        weight_init: str,
+        bias_init: float | str,
+        lr: float = 1e-4,
+        betas: tuple[float, float] = (0.9, 0.999),
+        weight_decay: float = 0.0,
+        generator: torch.Generator | None = None,
+    ):
+        if sizes[-1] != 1:
+            raise ValueError(f"a teacher outputs one logit; sizes must end with 1, got {list(sizes)}")
+        self.num_teachers = int(num_teachers)
+        self.net = BatchedMLP(num_teachers, sizes, hidden_activation=hidden_activation, output_activation="identity",
+                              weight_init=weight_init, bias_init=bias_init, generator=generator)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr, betas=betas, weight_decay=weight_decay)
+
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)[..., 0]
+
+    def train_step(self, real: torch.Tensor, fake: torch.Tensor) -> torch.Tensor:
+        """One optimiser step for all teachers: ``real`` ``[k, B, D]`` (label 1), ``fake``
+        ``[k, B', D]`` (label 0). Loss per teacher = mean BCE(real) + mean BCE(fake), as
+        borealis/smartnoise sum the two ``BCELoss`` terms. Returns the per-teacher losses [k]."""
+        lr_, lf = self.logits(real), self.logits(fake)
+        per_teacher = F.softplus(-lr_).mean(dim=1) + F.softplus(lf).mean(dim=1)
+        self.optimizer.zero_grad(set_to_none=True)
+        per_teacher.sum().backward()
+        self.optimizer.step()
+        return per_teacher.detach()
+
+
+class LogisticTeachers(_TeacherBase):
+    """``k`` scikit-learn-equivalent ``LogisticRegression`` teachers (L2, C = 1, intercept),
+    re-created and fitted from scratch by :meth:`refit` (B1 updated, B2 synthcity).
+
+    The fit is the exact batched solver :func:`pategan_audit.components.logistic.fit_logistic_batched`
+    (float64). ``fit`` holds the current :class:`~pategan_audit.components.logistic.LogisticFit`;
+    a *new* object every refit, mirroring the new sklearn objects upstream.
+    """
+
+    def __init__(self, num_teachers: int, *, C: float = 1.0):
+        self.num_teachers = int(num_teachers)
+        self.C = float(C)
+        self.fit = None
+
+    def refit(self, real: torch.Tensor, fake: torch.Tensor) -> None:
+        """Fit every teacher on its rows: ``real`` ``[k, m, D]`` (label 1), ``fake`` ``[k, m', D]`` (label 0)."""
+        from .logistic import fit_logistic_batched
+
+        k, m = real.shape[0], real.shape[1]
+        X = torch.cat([real, fake], dim=1).to(torch.float64)
+        y = torch.cat([torch.ones(k, m, dtype=torch.float64), torch.zeros(k, fake.shape[1], dtype=torch.float64)], dim=1)
+        self.fit = fit_logistic_batched(X, y, C=self.C, fit_intercept=True)
+
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        if self.fit is None:
+            raise RuntimeError("the logistic teachers have not been fitted yet")
+        return self.fit.decision_function(x.detach().to(torch.float64))

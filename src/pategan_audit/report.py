@@ -1,0 +1,81 @@
+"""What every section notebook does around its computation: validate the papermill
+parameters, set the plotting theme, and write each table and figure it shows under
+``results/<section>/`` (atomically), plus a ``run.json`` recording the parameters used.
+
+Usage in a notebook, right after the ``parameters`` cell::
+
+    from pategan_audit.report import Section
+    sec = Section("utility", profile=profile, eps=eps, seed=seed, results_dir=results_dir)
+    sec.table(df, "table4")          # results/utility/table4.csv, returns df for display
+    sec.figure(fig, "figure1")       # results/utility/figure1.png + .pdf
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .runner import REPO_ROOT, atomic_write_text
+
+__all__ = ["PROFILES", "Section", "coerce_parameters"]
+
+PROFILES = ("smoke", "book", "paper")
+
+
+def coerce_parameters(*, profile: Any, eps: Any, seed: Any) -> tuple[str, float, int]:
+    """Papermill passes ``-p`` values typed as written (``-p eps 1`` is an int): coerce and
+    check them, with errors that say how to fix the call."""
+    profile = str(profile)
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {PROFILES}, got {profile!r} (e.g. -p profile smoke)")
+    try:
+        eps = float(eps)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"eps must be a number, got {eps!r} (e.g. -p eps 1)") from exc
+    if not eps > 0:
+        raise ValueError(f"eps must be > 0, got {eps} (e.g. -p eps 1)")
+    try:
+        seed = int(seed)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"seed must be an integer, got {seed!r} (e.g. -p seed 0)") from exc
+    return profile, eps, seed
+
+
+class Section:
+    """Output sink of one section notebook (see module docstring)."""
+
+    def __init__(self, name: str, *, profile: Any, eps: Any, seed: Any, results_dir: str | Path = "results", **extra: Any):
+        from .plotting import set_theme
+
+        self.name = name
+        self.profile, self.eps, self.seed = coerce_parameters(profile=profile, eps=eps, seed=seed)
+        root = Path(results_dir)
+        self.dir = (root if root.is_absolute() else REPO_ROOT / root) / name
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.params = {"section": name, "profile": self.profile, "eps": self.eps, "seed": self.seed, **extra}
+        self.outputs: list[str] = []
+        set_theme()
+        self._write_run()
+
+    def _write_run(self) -> None:
+        atomic_write_text(self.dir / "run.json", json.dumps({**self.params, "outputs": self.outputs}, indent=2, default=str))
+
+    def table(self, df: pd.DataFrame, name: str, *, index: bool = True) -> pd.DataFrame:
+        atomic_write_text(self.dir / f"{name}.csv", df.to_csv(index=index))
+        self.outputs.append(f"{name}.csv")
+        self._write_run()
+        return df
+
+    def figure(self, fig, name: str):
+        from .plotting import save_figure
+
+        save_figure(fig, name, self.dir)
+        self.outputs += [f"{name}.png", f"{name}.pdf"]
+        self._write_run()
+        return fig
+
+    def caption(self, text: str, runs: str) -> str:
+        """Caption stating the profile and the number of runs behind a result."""
+        return f"{text} (profile `{self.profile}`; {runs}.)"

@@ -1,0 +1,141 @@
+"""Statistics of the utility benchmark, computed from tidy result tables (paper §5, App. C).
+
+* best-of-n (protocols spec B.4, verified against the authors' records): per classifier and
+  metric the maximum over the n synthetic tables — AUROC and AUPRC maximised *separately* —
+  then the plain mean over the classifiers;
+* mean ± standard error (Fig. 8, proposed definition, B.11): per table the classifier mean,
+  then mean and SE = sample std / sqrt(n) over the tables;
+* AUROC-Δ (B.10, asymmetric; Tables 1, 6, 12 and the "40.15 %" / "17.5 %" of §5);
+* the DPGAN count (B.9).
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..classifiers import MAJORITY
+
+__all__ = [
+    "CELL_KEYS",
+    "best_per_classifier",
+    "best_of_n",
+    "mean_se",
+    "setting_a_scores",
+    "auroc_delta",
+    "mean_auroc_delta",
+    "dpgan_count",
+]
+
+#: Columns identifying one experiment (one best-of-n number per metric).
+CELL_KEYS = ("dataset", "implementation", "epsilon", "num_teachers", "variant")
+_METRICS = ("auroc", "auprc")
+
+
+def _check(df: pd.DataFrame, keys: Sequence[str]) -> None:
+    missing = [c for c in (*keys, "classifier", *_METRICS) if c not in df.columns]
+    if missing:
+        raise ValueError(f"the result table lacks columns {missing}; pass the tidy output of run_cell/run_cells")
+
+
+def _synthetic(df: pd.DataFrame) -> pd.DataFrame:
+    """Drop the majority baseline (never part of the 12-average, B.2); reject it outside Setting A."""
+    majority = df["classifier"] == MAJORITY
+    if "implementation" in df.columns and (majority & (df["implementation"] != "real")).any():
+        raise ValueError("majority-baseline rows in Setting-B results: the baseline belongs to Setting A only (B.2)")
+    return df[~majority]
+
+
+def best_per_classifier(df: pd.DataFrame, *, keys: Sequence[str] = CELL_KEYS) -> pd.DataFrame:
+    """Per (keys, classifier): max AUROC and max AUPRC over the tables (B.4 step 4) and the
+    number of tables ``n`` behind them. Tables of untrained models (NaN) are ignored."""
+    keys = list(keys)
+    _check(df, keys)
+    df = _synthetic(df)
+    grouped = df.groupby([*keys, "classifier"], dropna=False, sort=False)
+    out = grouped[list(_METRICS)].max()
+    out["n"] = grouped["auroc"].count()
+    return out.reset_index()
+
+
+def best_of_n(df: pd.DataFrame, *, keys: Sequence[str] = CELL_KEYS) -> pd.DataFrame:
+    """The paper's utility number (B.4 step 5): mean over the classifiers of the per-classifier
+    best. Columns: keys, ``auroc``, ``auprc``, ``n`` (tables), ``n_classifiers``. A cell whose
+    models were all untrained gives NaN."""
+    per = best_per_classifier(df, keys=keys)
+    grouped = per.groupby(list(keys), dropna=False, sort=False)
+    out = grouped[list(_METRICS)].mean()
+    out["n"] = grouped["n"].max()
+    out["n_classifiers"] = grouped["classifier"].nunique()
+    return out.reset_index()
+
+
+def mean_se(df: pd.DataFrame, *, keys: Sequence[str] = CELL_KEYS, metric: str = "auroc") -> pd.DataFrame:
+    """Fig. 8's statistic (B.11, proposed): per table the classifier mean of ``metric``, then the
+    mean over tables and its standard error (sample std / sqrt(n); NaN for n = 1)."""
+    if metric not in _METRICS:
+        raise ValueError(f"metric must be 'auroc' or 'auprc', got {metric!r}")
+    keys = list(keys)
+    _check(df, keys)
+    df = _synthetic(df).dropna(subset=[metric])
+    per_table = df.groupby([*keys, "model", "table"], dropna=False, sort=False)[metric].mean().reset_index()
+    grouped = per_table.groupby(keys, dropna=False, sort=False)[metric]
+    out = pd.DataFrame({"mean": grouped.mean(), "std": grouped.std(ddof=1), "n": grouped.count()})
+    out["se"] = out["std"] / np.sqrt(out["n"])
+    return out.drop(columns="std").reset_index()
+
+
+def setting_a_scores(df: pd.DataFrame) -> pd.DataFrame:
+    """Setting A per dataset (B.12): mean of the classifiers (majority excluded) and the
+    majority baseline. Columns: dataset, auroc, auprc, n_classifiers, baseline_auroc, baseline_auprc."""
+    _check(df, ("dataset",))
+    real = df[df["implementation"] == "real"]
+    if real.empty:
+        raise ValueError("no Setting A rows (implementation == 'real') in the table; run SettingACell first")
+    panel = real[real["classifier"] != MAJORITY].groupby("dataset", sort=False)
+    out = panel[list(_METRICS)].mean()
+    out["n_classifiers"] = panel["classifier"].nunique()
+    base = real[real["classifier"] == MAJORITY].set_index("dataset")[list(_METRICS)]
+    out["baseline_auroc"] = base["auroc"]
+    out["baseline_auprc"] = base["auprc"]
+    return out.reset_index()
+
+
+def auroc_delta(*, observed, reference):
+    """AUROC-Δ of §5 / App. C as the paper computes it (protocols spec B.10, verified):
+
+    * observed < reference: (observed - reference) / (reference - 0.5)  (drop against the 0.5 baseline);
+    * observed >= reference: (observed - reference) / reference          (gain relative to reference).
+
+    Works elementwise on arrays; returns a fraction (multiply by 100 for %).
+    """
+    x = np.asarray(observed, dtype=float)
+    r = np.asarray(reference, dtype=float)
+    if np.any(r <= 0.5):
+        raise ValueError("reference AUROC must exceed the 0.5 baseline for the drop branch of AUROC-delta (B.10)")
+    out = np.where(x < r, (x - r) / (r - 0.5), (x - r) / r)
+    return float(out) if out.ndim == 0 else out
+
+
+def mean_auroc_delta(*, observed: Sequence[float], reference: Sequence[float]) -> float:
+    """Table entry of Tables 1, 6, 12: the plain mean of :func:`auroc_delta` over datasets
+    (missing observations are skipped)."""
+    x = np.asarray(observed, dtype=float)
+    r = np.asarray(reference, dtype=float)
+    if x.shape != r.shape or x.ndim != 1 or len(x) == 0:
+        raise ValueError("observed and reference must be equal-length, non-empty 1-D sequences (one value per dataset)")
+    keep = ~np.isnan(x)
+    if not keep.any():
+        return float("nan")
+    return float(np.mean(auroc_delta(observed=x[keep], reference=r[keep])))
+
+
+def dpgan_count(table4: pd.DataFrame, *, dpgan: Mapping[str, float]) -> int:
+    """Number of Table 4 entries (rows = datasets, columns = implementations) strictly above the
+    DPGAN AUROC of [49] Table 2 for that dataset (B.9; the paper: 13 of 24)."""
+    missing = [d for d in table4.index if d not in dpgan]
+    if missing:
+        raise ValueError(f"no DPGAN value for datasets {missing}; pass dpgan={{dataset: auroc}} for every row")
+    ref = pd.Series({d: dpgan[d] for d in table4.index})
+    return int((table4.gt(ref, axis=0)).to_numpy().sum())

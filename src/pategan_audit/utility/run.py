@@ -1,0 +1,232 @@
+"""Running utility cells: train M generators, draw S tables from each, score the classifier
+panel on the real test split, and return a tidy table (paper §5, App. C; protocols spec B.1,
+B.4, B.12, H).
+
+Tidy schema (protocols spec H), one row per (model, table, classifier):
+``dataset, implementation, epsilon, delta, num_teachers, variant, model, table, classifier,
+auroc, auprc, status, single_class, iterations, fit_seconds, n_train`` plus the cell's knobs
+(``max_iter, subsample, mlp_max_iter, xgb_n_jobs, n_models, n_tables, seed``). Setting A rows
+have implementation ``"real"``, ε/δ/k missing, model = table = -1, and are the only rows that may
+hold the ``majority`` baseline. A model whose training was refused because ε is below its
+accountant's floor (smartnoise, B.5) gives rows with status ``"not_trained"`` and NaN scores.
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from functools import lru_cache
+from typing import Any, Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+from .. import runner
+from ..classifiers import evaluate_table
+from .cells import SettingACell, UtilityCell, derive_seed, teacher_count, teacher_ratio, to_training_dtypes
+
+__all__ = ["COLUMNS", "load_dataset", "resolve_teachers", "evaluate_cell", "evaluate_setting_a", "run_cell", "run_cells"]
+
+NAMESPACE = "utility"
+COLUMNS = [
+    "dataset", "implementation", "epsilon", "delta", "num_teachers", "variant", "model", "table", "classifier",
+    "auroc", "auprc", "status", "single_class", "iterations", "fit_seconds", "n_train",
+    "max_iter", "subsample", "mlp_max_iter", "xgb_n_jobs", "n_models", "n_tables", "seed",
+]
+
+
+@lru_cache(maxsize=8)
+def load_dataset(name: str, subsample: int | None):
+    """``pategan_audit.datasets.load`` with the training subsample (stratified, seed 13),
+    memoised per process (a worker loads each dataset once)."""
+    from .. import datasets
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the Credit notice is recorded in ds.notes
+        return datasets.load(name, subsample=subsample)
+
+
+def resolve_teachers(cell: UtilityCell, n_train: int) -> int:
+    """k of a cell: explicit, or max(2, N // ratio) on the training split actually used."""
+    if cell.num_teachers is not None:
+        return int(cell.num_teachers)
+    return teacher_count(n_train=n_train, ratio=teacher_ratio(cell.dataset))
+
+
+def _default_factory(cell: UtilityCell, k: int) -> Callable[[int], Any]:
+    from ..implementations import create  # written concurrently; imported lazily
+
+    overrides = {"record": False, **dict(cell.overrides)}
+
+    def make(seed: int):
+        return create(
+            cell.implementation, epsilon=cell.epsilon, delta=cell.delta, seed=seed,
+            num_teachers=k, max_iter=cell.max_iter, **overrides,
+        )
+
+    return make
+
+
+def _below_accountant_floor(generator: Any, epsilon: float) -> bool:
+    """True when ε < log(1/δ)/L, the moments accountant's value before any query (B.5): the
+    only case in which a failed fit is recorded instead of raised (smartnoise refuses to train)."""
+    config = getattr(generator, "config", None)
+    moments = getattr(config, "num_moments", None)
+    delta = getattr(config, "delta", None)
+    if not moments or not delta:
+        return False
+    return epsilon < math.log(1.0 / float(delta)) / float(moments)
+
+
+def _knob_columns(cell: UtilityCell | SettingACell) -> dict[str, Any]:
+    return {
+        "max_iter": getattr(cell, "max_iter", None), "subsample": cell.subsample, "mlp_max_iter": cell.mlp_max_iter,
+        "xgb_n_jobs": cell.xgb_n_jobs, "n_models": getattr(cell, "n_models", None),
+        "n_tables": getattr(cell, "n_tables", None), "seed": cell.seed,
+    }
+
+
+def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callable[[int], Any] | None = None) -> pd.DataFrame:
+    """Setting B for one cell, uncached (protocols spec B.4 steps 1-3).
+
+    data: an object with ``train``, ``test``, ``label`` (default: ``load_dataset``).
+    make_generator: ``seed -> unfitted generator`` (default: ``implementations.create`` with the
+        cell's settings, ``num_teachers`` resolved, ``record=False``).
+    Each synthetic table has as many rows as the training split and is cast back to its dtypes
+    (A.1) before the classifiers see it.
+    """
+    if not isinstance(cell, UtilityCell):
+        raise ValueError(f"evaluate_cell takes a UtilityCell, got {type(cell).__name__}")
+    data = data if data is not None else load_dataset(cell.dataset, cell.subsample)
+    train, test = data.train, data.test
+    k = resolve_teachers(cell, len(train))
+    make = make_generator if make_generator is not None else _default_factory(cell, k)
+    base = {
+        "dataset": cell.dataset, "implementation": cell.implementation, "epsilon": cell.epsilon, "delta": cell.delta,
+        "num_teachers": k, "variant": cell.variant, "n_train": len(train), **_knob_columns(cell),
+    }
+    rows: list[dict[str, Any]] = []
+    for m in range(cell.n_models):
+        generator = make(derive_seed(cell.seed, m))
+        start = time.perf_counter()
+        try:
+            generator.fit(train, label=data.label)
+        except Exception:
+            if not _below_accountant_floor(generator, cell.epsilon):
+                raise
+            for c in cell.classifiers:
+                rows.append({**base, "model": m, "table": -1, "classifier": c, "auroc": np.nan, "auprc": np.nan,
+                             "status": "not_trained", "single_class": None, "iterations": 0, "fit_seconds": np.nan})
+            continue
+        fit_seconds = time.perf_counter() - start
+        iterations = getattr(getattr(generator, "trace", None), "iterations", None)
+        for s in range(cell.n_tables):
+            synth = generator.sample(len(train), seed=derive_seed(cell.seed, m, s, 1))
+            synth = to_training_dtypes(synth, train)
+            single = bool(synth.iloc[:, -1].nunique() < 2)
+            scores = evaluate_table(synth, test, classifiers=cell.classifiers, seed=derive_seed(cell.seed, m, s, 2), knobs=cell.knobs)
+            for rec in scores.to_dict("records"):
+                rows.append({**base, "model": m, "table": s, **rec, "status": "ok", "single_class": single,
+                             "iterations": iterations, "fit_seconds": fit_seconds})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def evaluate_setting_a(cell: SettingACell, *, data: Any = None) -> pd.DataFrame:
+    """Setting A for one dataset, uncached (protocols spec B.1, B.12)."""
+    if not isinstance(cell, SettingACell):
+        raise ValueError(f"evaluate_setting_a takes a SettingACell, got {type(cell).__name__}")
+    data = data if data is not None else load_dataset(cell.dataset, cell.subsample)
+    scores = evaluate_table(data.train, data.test, classifiers=cell.classifiers, seed=derive_seed(cell.seed, 0, 0, 2), knobs=cell.knobs)
+    base = {
+        "dataset": cell.dataset, "implementation": "real", "epsilon": np.nan, "delta": np.nan, "num_teachers": np.nan,
+        "variant": "default", "model": -1, "table": -1, "status": "ok", "single_class": False, "iterations": np.nan,
+        "fit_seconds": np.nan, "n_train": len(data.train), **_knob_columns(cell),
+    }
+    return pd.DataFrame([{**base, **rec} for rec in scores.to_dict("records")], columns=COLUMNS)
+
+
+def _key(cell: UtilityCell | SettingACell, data: Any, make_generator: Any) -> dict[str, Any]:
+    key = cell.cache_key()
+    if make_generator is not None:  # a custom generator must not share entries with the presets
+        key["generator"] = f"{getattr(make_generator, '__module__', '?')}.{getattr(make_generator, '__qualname__', repr(make_generator))}"
+    if data is not None:
+        key["data"] = [int(pd.util.hash_pandas_object(df, index=False).sum() % (2**61)) for df in (data.train, data.test)]
+    return key
+
+
+def run_cell(
+    cell: UtilityCell | SettingACell,
+    *,
+    data: Any = None,
+    make_generator: Callable[[int], Any] | None = None,
+    cache_dir: Any = None,
+    refresh: bool = False,
+) -> pd.DataFrame:
+    """The tidy result of a cell (Setting B or A), through the result cache (namespace
+    ``"utility"``): a second call with the same cell reads the stored table."""
+    if isinstance(cell, SettingACell):
+        compute = lambda: evaluate_setting_a(cell, data=data)  # noqa: E731
+    else:
+        compute = lambda: evaluate_cell(cell, data=data, make_generator=make_generator)  # noqa: E731
+    return runner.cached(_key(cell, data, make_generator), compute, namespace=NAMESPACE,
+                         cache_dir_override=cache_dir, refresh=refresh)
+
+
+class _NotCached(Exception):
+    pass
+
+
+def _raise_not_cached():
+    raise _NotCached
+
+
+def _cached_or_none(cell, cache_dir) -> pd.DataFrame | None:
+    try:
+        return runner.cached(_key(cell, None, None), _raise_not_cached, namespace=NAMESPACE, cache_dir_override=cache_dir)
+    except _NotCached:
+        return None
+
+
+def _job(args: tuple) -> pd.DataFrame:
+    cell, cache_dir, refresh = args
+    return run_cell(cell, cache_dir=cache_dir, refresh=refresh)
+
+
+def _cost(cell: UtilityCell | SettingACell) -> float:
+    """Rough relative cost used to start the longest cells first (load balancing only)."""
+    from .cells import PAPER_TRAIN_SIZES
+
+    rows = cell.subsample or PAPER_TRAIN_SIZES.get(cell.dataset, 1000)
+    if isinstance(cell, SettingACell):
+        return rows * len(cell.classifiers)
+    return cell.n * rows * len(cell.classifiers) + cell.n_models * (cell.max_iter or 10_000) * 50
+
+
+def run_cells(
+    cells: Iterable[UtilityCell | SettingACell],
+    *,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+    cache_dir: Any = None,
+    refresh: bool = False,
+    desc: str | None = "utility cells",
+) -> pd.DataFrame:
+    """Run many cells (duplicates once), in parallel via :func:`runner.parallel_map`
+    (joblib; ``backend="dask"`` on a Dask cluster), and concatenate their tidy tables.
+
+    Cells already in the cache are read in this process; only the rest go to the workers, the
+    most expensive first. An interrupted call resumes where it stopped.
+    """
+    unique = list(dict.fromkeys(cells))
+    for c in unique:
+        if not isinstance(c, (UtilityCell, SettingACell)):
+            raise ValueError(f"run_cells takes UtilityCell/SettingACell objects, got {type(c).__name__}")
+    done = {} if refresh else {c: _cached_or_none(c, cache_dir) for c in unique}
+    todo = sorted((c for c in unique if done.get(c) is None), key=_cost, reverse=True)
+    if todo:
+        results = runner.parallel_map(_job, [(c, cache_dir, refresh) for c in todo], n_jobs=n_jobs, backend=backend, desc=desc)
+        done.update(zip(todo, results))
+    frames = [done[c] for c in unique if len(done[c])]
+    if not frames:
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.concat(frames, ignore_index=True)

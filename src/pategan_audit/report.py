@@ -76,6 +76,23 @@ class Section:
         self._write_run()
         return fig
 
+    def scorecard(self, rows: pd.DataFrame | list[dict]) -> pd.DataFrame:
+        """Record numbers the paper prints beside ours, for the book's scorecard page.
+
+        Columns: ``item`` (e.g. "Table 4"), ``cell`` (e.g. "cervical_cancer / smartnoise"),
+        ``paper``, ``ours`` (NaN = not yet run at this profile), ``tolerance`` (absolute; the
+        justification lives on the scorecard page), ``runs`` (what stands behind ``ours``).
+        Written to ``<results>/<section>/scorecard.csv``.
+        """
+        df = pd.DataFrame(rows)
+        missing = {"item", "cell", "paper", "ours", "tolerance"} - set(df.columns)
+        if missing:
+            raise ValueError(f"scorecard rows lack columns {sorted(missing)}")
+        df = df.assign(section=self.name, profile=self.profile)
+        if "runs" not in df.columns:
+            df["runs"] = ""
+        return self.table(df[["section", "item", "cell", "paper", "ours", "tolerance", "profile", "runs"]], "scorecard", index=False)
+
     def caption(self, text: str, runs: str) -> str:
         """Caption stating the profile and the number of runs behind a result."""
         return f"{text} (profile `{self.profile}`; {runs}.)"

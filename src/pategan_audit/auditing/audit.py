@@ -16,7 +16,7 @@ from .game import run_game
 from .profiles import AuditProfile
 from .settings import AuditSetting, attack_data
 
-__all__ = ["run_setting", "run_settings", "run_calibration", "audit_generator", "ablation_variants", "ABLATION_PRESETS"]
+__all__ = ["run_setting", "run_settings", "make_settings", "run_calibration", "audit_generator", "ablation_variants", "ABLATION_PRESETS"]
 
 #: Presets whose violations the ablation switches off one at a time (task brief: at least these).
 ABLATION_PRESETS = ("updated", "synthcity", "borealis", "smartnoise")
@@ -80,13 +80,25 @@ def run_setting(
     return [{**key, **rec} for rec in records]
 
 
-def run_settings(settings: Iterable[AuditSetting], profile: AuditProfile, **kwargs) -> pd.DataFrame:
+def run_settings(settings: Iterable[AuditSetting], profile: AuditProfile, *, progress: bool = True, **kwargs) -> pd.DataFrame:
     """:func:`run_setting` for each setting; a long table (one row per setting and method)."""
     rows: list[dict] = []
     for s in settings:
-        label = f"{s.attack}/{s.implementation}/{s.channel}/{s.variant}"
-        rows.extend(run_setting(s, profile, desc=kwargs.pop("desc", None) or label, **kwargs))
+        label = f"{s.attack}/{s.implementation}/{s.channel}/{s.variant}" if progress else None
+        rows.extend(run_setting(s, profile, desc=label, **kwargs))
     return pd.DataFrame(rows)
+
+
+def make_settings(
+    profile: AuditProfile,
+    *,
+    attacks: Iterable[str],
+    implementations: Iterable[str],
+    channels: Iterable[str] = ("paper",),
+) -> list[AuditSetting]:
+    """Every (attack, implementation, channel) setting at the profile's iteration counts."""
+    return [AuditSetting(attack=a, implementation=i, channel=c, iterations=profile.iterations(a))
+            for a in attacks for i in implementations for c in channels]
 
 
 def run_calibration(profile: AuditProfile, *, seed: int = 0, n_jobs: int | None = None, **kwargs) -> pd.DataFrame:

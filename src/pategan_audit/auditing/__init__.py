@@ -1,0 +1,61 @@
+"""Black-box DP auditing of the PATE-GAN implementations (paper §6.2; Figs. 5 and 12).
+
+Map (protocols spec section in brackets):
+
+| module | what it holds |
+|---|---|
+| ``bounds`` | ``AttackCounts``; Clopper-Pearson and Bayesian (joint-beta) ε lower bounds [D.5, D.6, F.3] |
+| ``featurisers`` | Querybased counts of {0,1}³, F_naive (+ histogram, correlation) [D.2, D.3] |
+| ``attacks`` | random-forest attack, threshold on validation, both score directions [D.4] |
+| ``game`` | the distinguishing game over any fit/sample generator, parallel + cached [D.1] |
+| ``targets`` | GroundHog target selection by mini-MIAs [D.3] |
+| ``settings`` | the paper's two settings and their size/bounds channel controls [D.2, D.3, D.9] |
+| ``profiles`` | ``AUDIT_PROFILES``: smoke / book / paper scales [F.2, F.3] |
+| ``calibration`` | reference generators that release / ignore their data (audit sanity checks) |
+| ``audit`` | end-to-end runs → tidy records (H schema), the violation ablation |
+"""
+from .attacks import AttackResult, DirectionResult, counts_at_threshold, evaluate_scores, random_forest_attack, select_threshold, split_sizes
+from .audit import ABLATION_PRESETS, ablation_variants, audit_generator, make_settings, run_calibration, run_setting, run_settings
+from .bounds import (
+    METHODS,
+    AttackCounts,
+    bayesian_eps_lower,
+    bayesian_probability_private,
+    clopper_pearson_eps_lower,
+    clopper_pearson_interval,
+    eps_from_rates,
+    eps_lower,
+    min_test_outputs,
+    perfect_attack_ceiling,
+)
+from .calibration import IgnoreFactory, IgnoreTrainingData, ReleaseFactory, ReleaseTrainingData
+from .featurisers import CorrelationFeaturiser, HistogramFeaturiser, NaiveFeaturiser, QueryFeaturiser
+from .game import GameOutputs, restore_dtypes, run_game, shadow_seed
+from .profiles import AUDIT_PROFILES, AuditProfile, get_profile
+from .settings import (
+    ATTACKS,
+    CHANNELS,
+    GROUNDHOG_TARGET,
+    AuditSetting,
+    PresetFactory,
+    attack_data,
+    cervical_public_bounds,
+    worst_case_public_bounds,
+)
+from .targets import TargetSelection, critic_score, rank_candidates, select_target, vulnerability_distances
+
+__all__ = [
+    "AttackResult", "DirectionResult", "counts_at_threshold", "evaluate_scores", "random_forest_attack",
+    "select_threshold", "split_sizes",
+    "ABLATION_PRESETS", "ablation_variants", "audit_generator", "make_settings", "run_calibration", "run_setting",
+    "run_settings",
+    "METHODS", "AttackCounts", "bayesian_eps_lower", "bayesian_probability_private", "clopper_pearson_eps_lower",
+    "clopper_pearson_interval", "eps_from_rates", "eps_lower", "min_test_outputs", "perfect_attack_ceiling",
+    "IgnoreFactory", "IgnoreTrainingData", "ReleaseFactory", "ReleaseTrainingData",
+    "CorrelationFeaturiser", "HistogramFeaturiser", "NaiveFeaturiser", "QueryFeaturiser",
+    "GameOutputs", "restore_dtypes", "run_game", "shadow_seed",
+    "AUDIT_PROFILES", "AuditProfile", "get_profile",
+    "ATTACKS", "CHANNELS", "GROUNDHOG_TARGET", "AuditSetting", "PresetFactory", "attack_data",
+    "cervical_public_bounds", "worst_case_public_bounds",
+    "TargetSelection", "critic_score", "rank_candidates", "select_target", "vulnerability_distances",
+]

@@ -1,0 +1,290 @@
+"""The training engine shared by the PATE-based presets (updated, synthcity, borealis, smartnoise,
+corrected): seeding, the iteration loop with its stopping rules, vote labelling with accountant
+charging, introspection (implementations spec §10) and the hooks the audit's traces need.
+
+One *iteration* is PATE-GAN (ICLR 2019, ``jordon2019pategan``) Alg. 1's outer loop: teacher
+updates, student updates on teacher-labelled generated rows, generator update(s), then
+``ε̂ = min_l (α(l) + ln(1/δ))/l``. What happens inside an iteration is each preset's
+``_iteration``; the engine owns the loop:
+
+* ``stopping="overshoot"`` (all released implementations, spec §0.4): ``while ε̂ < ε`` with ε̂
+  updated *after* the iteration that spends the budget, so the final ε̂ can exceed ε by one
+  iteration's cost. A NaN ε̂ ends training (``NaN < ε`` is False).
+* smartnoise's variant (``_check_at_top``, spec §7.3): ε̂ is computed *before* each iteration and
+  training raises if the very first check already exceeds ε (ε < ln(1/δ)/L).
+* ``stopping="safe"`` (corrected, spec §9.1 item 6): run an iteration only if
+  ``accountant.epsilon_if(queries per iteration) <= ε``; the final ε̂ never exceeds ε.
+
+Randomness: four independent streams derived from the config seed with ``np.random.SeedSequence``
+(network init, training draws, DP vote noise, partitions), so the same seed gives the same model
+and the DP noise stream is never a constant (spec §9.1 item 10).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ..accounting import MomentsAccountant
+from ..accounting.formulas import data_independent_increment
+from ..components.votes import MECHANISMS, aggregate
+from .base import BaseConfig, BaseGenerator, validate_privacy
+
+__all__ = ["PateConfig", "PateGenerator", "HYPERPARAMETERS", "STOPPING_RULES"]
+
+HYPERPARAMETERS = ("default", "paper")
+STOPPING_RULES = ("overshoot", "safe")
+
+
+@dataclass(frozen=True)
+class PateConfig(BaseConfig):
+    """Settings shared by the PATE-based presets (switches contract, /work/shared/switches.md).
+
+    harness: True = as benchmarked by the audit paper (spec "harness deltas"); False = as released.
+    num_teachers: k; None = the preset's own default rule.
+    hyperparameters: "default" (the preset's) or "paper" (protocols B.8: the [49] column of Table 3).
+    lam: λ as the preset names it (lambda / lap_scale / noise_multiplier).
+    num_moments: L. max_iter: iteration cap (None = none). batch_size: B before the harness' min(B, N//k).
+    bounds / public_bounds: "data" = min/max read from the training data (V10-V13), "public" = given.
+    vote_mechanism: "single_noise" (released, O9) or "two_noise_argmax" (PATE's M_γ).
+    stopping: "overshoot" (released) or "safe" (spec §9.1 item 6).
+    accountant: the accountant formula (accounting.KINDS).
+    """
+
+    harness: bool = True
+    num_teachers: int | None = None
+    hyperparameters: str = "default"
+    lam: float = 1e-3
+    num_moments: int = 100
+    max_iter: int | None = 10_000
+    batch_size: int = 64
+    bounds: str = "data"
+    public_bounds: dict | None = None
+    vote_mechanism: str = "single_noise"
+    stopping: str = "overshoot"
+    accountant: str = "paper"
+
+    _delta_may_be_none: ClassVar[bool] = False
+    _choices: ClassVar[dict[str, tuple]] = {}
+
+    def __post_init__(self) -> None:
+        validate_privacy(self.epsilon, self.delta, delta_may_be_none=self._delta_may_be_none)
+        _positive_int(self.num_moments, "num_moments")
+        _positive_int(self.batch_size, "batch_size")
+        if self.num_teachers is not None:
+            _positive_int(self.num_teachers, "num_teachers")
+        if self.max_iter is not None:
+            _positive_int(self.max_iter, "max_iter")
+        if not isinstance(self.lam, (int, float)) or isinstance(self.lam, bool) or not (np.isfinite(self.lam) and self.lam > 0):
+            raise ValueError(f"lam must be a finite number > 0 (e.g. lam=1e-3), got {self.lam!r}")
+        if self.max_iter is None and not np.isfinite(self.epsilon):
+            raise ValueError("epsilon=inf with max_iter=None would never stop; set max_iter")
+        if self.public_bounds is not None and not isinstance(self.public_bounds, dict):
+            raise ValueError("public_bounds must be a dict {column: (lo, hi)}")
+        if self.bounds == "public" and self.public_bounds is None:
+            raise ValueError("bounds='public' needs public_bounds={column: (lo, hi)} for every column")
+        choices = {"hyperparameters": HYPERPARAMETERS, "vote_mechanism": MECHANISMS, "stopping": STOPPING_RULES,
+                   "bounds": ("data", "public"), **self._choices}
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        from ..accounting.formulas import KINDS
+
+        if self.accountant not in KINDS:
+            raise ValueError(f"accountant must be one of {KINDS}, got {self.accountant!r}")
+
+
+def _positive_int(value: Any, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+class PateGenerator(BaseGenerator):
+    """Base class of the PATE presets. Subclasses implement ``_setup(df, label)`` (data, networks,
+    teachers, partition; must set ``X_``, ``num_teachers_``, ``batch_size_``), ``_iteration(it)``,
+    ``_queries_per_iteration()``, ``_latent(n, generator, sampling)``, ``_fakes(latent)`` (teacher-
+    input space), ``_decode(values)`` and may override the small policy hooks below."""
+
+    Config: ClassVar[type[BaseConfig]] = PateConfig
+    _check_at_top: ClassVar[bool] = False  # smartnoise: ε̂ checked before each iteration
+    _vote_offset: ClassVar[float] = 0.0
+
+    # -- policy hooks ------------------------------------------------------------------------
+    def _seed(self) -> int:
+        return int(self.config.seed)
+
+    def _delta(self, num_rows: int) -> float:
+        return float(self.config.delta)
+
+    def _epsilon_budget(self) -> float:
+        return float(self.config.epsilon)
+
+    def _laplace_scale(self) -> float:
+        """Laplace scale of the vote noise: 1/λ (synthcity, borealis, smartnoise, corrected)."""
+        return 1.0 / float(self.config.lam)
+
+    def _default_num_teachers(self, num_rows: int) -> int:
+        return 10
+
+    def _release(self, labels: torch.Tensor) -> tuple[torch.Tensor, bool]:
+        """Final labels of one batch and whether the accountant is charged (synthcity's O4 hook)."""
+        return labels, True
+
+    def _charges_worst_case(self) -> bool:
+        return False
+
+    # -- helpers for presets -------------------------------------------------------------------
+    def _resolve_num_teachers(self, num_rows: int) -> int:
+        k = self.config.num_teachers if self.config.num_teachers is not None else self._default_num_teachers(num_rows)
+        if k > num_rows:
+            raise ValueError(
+                f"more teachers ({k}) than training rows ({num_rows}); pass num_teachers <= {num_rows} "
+                "(the paper uses max(2, N // 1000))"
+            )
+        return int(k)
+
+    def _resolve_batch(self, num_rows: int, k: int, *, needs_full_blocks: bool) -> int:
+        """Harness: ``min(B, ⌊N/k⌋)``; released: B, and an error where upstream would crash."""
+        B = int(self.config.batch_size)
+        if self.config.harness:
+            return max(1, min(B, num_rows // k))
+        if needs_full_blocks and num_rows // k < B:
+            raise ValueError(
+                f"{self.name} as released needs every teacher block to hold batch_size={B} rows, but N//k = "
+                f"{num_rows // k}; use harness=True (batch min(B, N//k)), fewer teachers or a smaller batch_size"
+            )
+        return B
+
+    def _make_streams(self) -> None:
+        ss = np.random.SeedSequence(self._seed())
+        init, train, noise, part = ss.spawn(4)
+        self.init_gen = torch.Generator().manual_seed(int(init.generate_state(1, np.uint64)[0] >> np.uint64(1)))
+        self.train_gen = torch.Generator().manual_seed(int(train.generate_state(1, np.uint64)[0] >> np.uint64(1)))
+        self.noise_gen = torch.Generator().manual_seed(int(noise.generate_state(1, np.uint64)[0] >> np.uint64(1)))
+        self.partition_rng = np.random.default_rng(part)
+
+    def _record_seen(self, rows: torch.Tensor | Sequence[np.ndarray]) -> None:
+        """Mark rows as consumed: ``rows`` [k, B] positions, or one array per teacher."""
+        if isinstance(rows, torch.Tensor):
+            r = rows.numpy()
+            self._seen[np.arange(r.shape[0])[:, None], r] = True
+        else:
+            for t, r in enumerate(rows):
+                self._seen[t, np.asarray(r, dtype=np.int64)] = True
+
+    def _label(self, fake: torch.Tensor) -> torch.Tensor:
+        """Teacher votes on ``fake`` (teacher-input space), noisy aggregation, accountant charge,
+        recording. Returns the released labels as float32 [n]."""
+        with torch.no_grad():
+            n1 = self.teachers.votes(fake.detach())
+        res = aggregate(n1, mechanism=self.config.vote_mechanism, num_teachers=self.num_teachers_,
+                        laplace_scale=self._laplace_scale(), generator=self.noise_gen, offset=self._vote_offset)
+        labels, charged = self._release(res.labels)
+        if charged:
+            if self._charges_worst_case():
+                self.accountant.alpha = self.accountant.alpha + len(n1) * self._worst_increment
+                self.accountant.num_queries += int(len(n1))
+            else:
+                self.accountant.add_queries(res.n1.numpy())
+        if self.config.record:
+            self._buf["votes"].append(res.n1.numpy())
+            self._buf["noise"].append(res.noise.numpy())
+            self._buf["labels"].append(labels.numpy())
+            self._buf["charged"].append(np.full(len(n1), charged))
+        return labels.to(torch.float32)
+
+    # -- the loop --------------------------------------------------------------------------------
+    def _fit(self, df: pd.DataFrame, label: str | None) -> None:
+        self._make_streams()
+        self._setup(df, label)
+        N, k = self.X_.shape[0], self.num_teachers_
+        self.delta_ = self._delta(N)
+        self._seen = np.zeros((k, N), dtype=bool)
+        self.accountant = MomentsAccountant(self.config.accountant, lam=self.config.lam, num_moments=self.config.num_moments,
+                                            delta=self.delta_, num_teachers=k, warn_at_edge=False)
+        self._worst_increment = data_independent_increment(self.config.accountant, lam=self.config.lam,
+                                                           num_moments=self.config.num_moments)
+        budget = self._epsilon_budget()
+        self.trace.extra.update(num_teachers=k, batch_size=self.batch_size_, delta=self.delta_, epsilon_budget=budget)
+        it = 0
+        try:
+            while self.config.max_iter is None or it < self.config.max_iter:
+                if not self._may_start(it, budget):
+                    break
+                self._buf: dict[str, list] = {"votes": [], "noise": [], "labels": [], "charged": []}
+                self._iteration(it)
+                self._close_iteration()
+                self._after_iteration(it)
+                it += 1
+                if self.config.stopping == "overshoot" and not self._check_at_top and not self.trace.eps_hat[-1] < budget:
+                    break
+        finally:
+            self.trace.teacher_rows = [set(np.flatnonzero(row).tolist()) for row in self._seen]
+        self.trace.extra["best_order"] = self.accountant.best_order
+
+    def _may_start(self, it: int, budget: float) -> bool:
+        if self._check_at_top and self.accountant.epsilon > budget:
+            if it == 0:
+                raise ValueError(
+                    f"epsilon={budget:g} is below what the accountant charges before any training "
+                    f"(ln(1/delta)/L = {self.accountant.epsilon:.4g}); smartnoise refuses to train. "
+                    "Increase epsilon, delta or num_moments"
+                )
+            return False
+        if self.config.stopping == "safe" and self.accountant.epsilon_if(self._queries_per_iteration()) > budget:
+            if it == 0:
+                raise ValueError(
+                    f"epsilon={budget:g} cannot pay for a single iteration ({self._queries_per_iteration()} queries, "
+                    f"worst case eps-hat {self.accountant.epsilon_if(self._queries_per_iteration()):.4g}); increase "
+                    "epsilon or delta, or lower lam or batch_size"
+                )
+            return False
+        return True
+
+    def _close_iteration(self) -> None:
+        self.trace.alpha.append(self.accountant.alpha.copy())
+        self.trace.eps_hat.append(float(self.accountant.epsilon))
+        if self.config.record:
+            for key in ("votes", "noise", "labels"):
+                parts = self._buf[key]
+                getattr(self.trace, key).append(np.concatenate(parts) if parts else np.empty(0))
+            charged = self._buf["charged"]
+            self.trace.extra.setdefault("charged", []).append(np.concatenate(charged) if charged else np.empty(0, bool))
+
+    # -- sampling and introspection ----------------------------------------------------------------
+    def _sample(self, n: int, rng: np.random.Generator) -> pd.DataFrame:
+        gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
+        with torch.no_grad():
+            values = self._generate(n, gen) if n > 0 else torch.empty(0, self.model_width_)
+        return self._decode(values.to(torch.float64).numpy())
+
+    def _generate(self, n: int, gen: torch.Generator) -> torch.Tensor:
+        """``n`` rows in the model's (scaled/encoded) space, as released by ``sample``."""
+        return self._fakes(self._latent(n, gen, sampling=True), generator=gen)
+
+    def seen_matrix(self) -> np.ndarray:
+        """[k, N] bool: row j consumed by teacher t so far (live during training)."""
+        return self._seen.copy()
+
+    def first_seen_subsets(self) -> list[np.ndarray]:
+        """Teacher j's first-seen data subset P_j (protocols C.2): its partition block, or for
+        the re-fitted LR teachers the rows it was fitted on at the first iteration."""
+        return [np.asarray(s, dtype=np.int64) for s in self._first_subsets]
+
+    def fixed_latent(self, n: int, seed: int) -> torch.Tensor:
+        """A reproducible latent batch z* of size n (training distribution) for the Fig. 3 traces."""
+        return self._latent(int(n), torch.Generator().manual_seed(int(seed)), sampling=False)
+
+    def teacher_cross_entropy(self, row_subsets: list[np.ndarray], latent: torch.Tensor) -> np.ndarray:
+        """``CE[t, j]`` = BCE of teacher t on (rows ``row_subsets[j]``, label 1) ∪ (G(latent), label 0)
+        with the current generator (protocols C.2). Returns [k, len(row_subsets)]."""
+        with torch.no_grad():
+            fake = self._fakes(latent, generator=torch.Generator().manual_seed(0))
+            reals = [self._teacher_rows_input(np.asarray(r, dtype=np.int64)) for r in row_subsets]
+            return self.teachers.cross_entropy(reals, fake)
+
+    def _teacher_rows_input(self, rows: np.ndarray) -> torch.Tensor:
+        return self.X_[torch.as_tensor(rows)]

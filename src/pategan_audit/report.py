@@ -77,21 +77,25 @@ class Section:
         return fig
 
     def scorecard(self, rows: pd.DataFrame | list[dict]) -> pd.DataFrame:
-        """Record numbers the paper prints beside ours, for the book's scorecard page.
+        """Record our values of numbers the paper prints, for the book's scorecard page.
 
-        Columns: ``item`` (e.g. "Table 4"), ``cell`` (e.g. "cervical_cancer / smartnoise"),
-        ``paper``, ``ours`` (NaN = not yet run at this profile), ``tolerance`` (absolute; the
-        justification lives on the scorecard page), ``runs`` (what stands behind ``ours``).
-        Written to ``<results>/<section>/scorecard.csv``.
+        Columns: ``table``, ``row``, ``column`` — the keys of :mod:`pategan_audit.reference`
+        (e.g. ``("table4", "cervical_cancer", "smartnoise")``) — and ``ours``; optional ``runs``
+        (what stands behind the value) and ``ceiling`` (largest value the profile can certify,
+        for audit bounds). Appends to ``<results>/<section>/scorecard.csv`` within one run.
         """
         df = pd.DataFrame(rows)
-        missing = {"item", "cell", "paper", "ours", "tolerance"} - set(df.columns)
+        missing = {"table", "row", "column", "ours"} - set(df.columns)
         if missing:
             raise ValueError(f"scorecard rows lack columns {sorted(missing)}")
         df = df.assign(section=self.name, profile=self.profile)
-        if "runs" not in df.columns:
-            df["runs"] = ""
-        return self.table(df[["section", "item", "cell", "paper", "ours", "tolerance", "profile", "runs"]], "scorecard", index=False)
+        for col in ("runs", "ceiling"):
+            if col not in df.columns:
+                df[col] = None
+        df = df[["section", "table", "row", "column", "ours", "profile", "runs", "ceiling"]]
+        self._scorecard = pd.concat([getattr(self, "_scorecard", None), df], ignore_index=True) if hasattr(self, "_scorecard") else df
+        self.table(self._scorecard, "scorecard", index=False)
+        return df
 
     def caption(self, text: str, runs: str) -> str:
         """Caption stating the profile and the number of runs behind a result."""

@@ -140,3 +140,33 @@ def test_bad_input():
         fit_logistic_batched(X, y, C=0.0)
     with pytest.raises(ValueError, match="NaN"):
         fit_logistic_batched(np.full((2, 10, 3), np.nan), y)
+
+
+def test_problems_converging_at_different_iterations():
+    """Warm-start only problem 0: it stops at once while problem 1 keeps iterating (the
+    active-subset path) and both end at their own optimum."""
+    X, y = _teacher_problems("cervical_cancer", seed=4)
+    X, y = X[:2], y[:2]
+    cold = fit_logistic_batched(X, y)
+    init = LogisticFit(
+        coef=torch.stack([cold.coef[0], torch.zeros_like(cold.coef[1])]),
+        intercept=torch.stack([cold.intercept[0], torch.zeros(())]).to(torch.float64),
+        n_iter=cold.n_iter, converged=cold.converged,
+    )
+    mixed = fit_logistic_batched(X, y, init=init)
+    assert int(mixed.n_iter[0]) == 0 and int(mixed.n_iter[1]) > 2
+    assert torch.allclose(mixed.coef, cold.coef, rtol=0, atol=1e-8)
+
+
+def test_separable_data_matches_sklearn_newton():
+    """Perfectly separable rows: the L2 penalty keeps the optimum finite; the intercept's
+    Hessian entry is tiny but the solver still lands on scikit-learn's optimum."""
+    rng = np.random.default_rng(5)
+    pos = rng.uniform(0.6, 1.0, size=(40, 3))
+    neg = rng.uniform(0.0, 0.4, size=(40, 3))
+    X = np.vstack([pos, neg])[None]
+    y = np.r_[np.ones(40), np.zeros(40)][None]
+    fit = fit_logistic_batched(X, y, C=100.0)
+    ref = LogisticRegression(C=100.0, solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(X[0], y[0])
+    assert _rel(fit.coef[0].numpy(), ref.coef_[0]) < 1e-6
+    np.testing.assert_array_equal(fit.predict(X[0])[0], y[0])

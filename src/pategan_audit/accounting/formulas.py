@@ -93,17 +93,18 @@ def _check_votes(n1, num_teachers: int) -> np.ndarray:
     arr = np.asarray(n1)
     if arr.ndim > 1:
         raise ValueError(f"n1 must be a 1-D array of vote counts (one per query), got shape {arr.shape}")
-    arr = np.atleast_1d(arr)
+    arr = arr.reshape(-1)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
         raise ValueError(f"n1 must hold integer vote counts, got dtype {arr.dtype}")
-    values = arr.astype(np.float64)
-    if not np.all(np.isfinite(values)) or np.any(values != np.round(values)):
-        raise ValueError("n1 must hold whole numbers of teacher votes (hard 0/1 votes summed over teachers)")
-    if np.any(values < 0) or np.any(values > num_teachers):
-        raise ValueError(
-            f"n1 must lie in [0, num_teachers={num_teachers}]; got values in [{values.min():g}, {values.max():g}]"
-        )
-    return values
+    if arr.size == 0:
+        return arr.astype(np.float64)
+    if not np.issubdtype(arr.dtype, np.integer):  # floats must hold whole numbers
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise ValueError("n1 must hold whole numbers of teacher votes (hard 0/1 votes summed over teachers)")
+    lo, hi = arr.min(), arr.max()
+    if lo < 0 or hi > num_teachers:
+        raise ValueError(f"n1 must lie in [0, num_teachers={num_teachers}]; got values in [{lo:g}, {hi:g}]")
+    return arr.astype(np.float64)
 
 
 # -- the pieces of the formulas ----------------------------------------------------------------

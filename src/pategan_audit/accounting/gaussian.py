@@ -22,8 +22,12 @@ __all__ = ["SIGMA_KINDS", "gaussian_label_noise_sigma", "label_flip_probability"
 SIGMA_KINDS: tuple[str, ...] = ("original", "turing", "textbook")
 
 
+def _is_number(value) -> bool:
+    return not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer, np.floating))
+
+
 def _check_epsilon(epsilon: float) -> float:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.integer, np.floating)):
+    if not _is_number(epsilon):
         raise ValueError(f"epsilon must be a positive number, got {epsilon!r}")
     if not math.isfinite(float(epsilon)) or float(epsilon) <= 0:
         raise ValueError(f"epsilon must be a finite number > 0 (e.g. epsilon=1.0), got {epsilon!r}")
@@ -48,16 +52,14 @@ def gaussian_label_noise_sigma(kind: str, *, epsilon: float, delta) -> float:
             )
         base = 10 ^ int(delta)
         if base <= 0:
-            raise ValueError(f"10 XOR delta = {base} for delta={delta}; the log needs a positive value (use e.g. delta=5)")
+            raise ValueError(f"10 XOR delta = {base} for delta={delta}; the log needs a positive value (e.g. delta=5)")
         inner = 1.25 * base
     elif kind == "turing":
-        if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, (int, float, np.integer, np.floating)) or delta <= 0:
+        if not _is_number(delta) or delta <= 0:
             raise ValueError(f"turing takes delta as the float δ > 0 (e.g. delta=1e-5), got {delta!r}")
         inner = 1.25 * 10.0 ** float(delta)
     elif kind == "textbook":
-        if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, (int, float, np.integer, np.floating)) or not (
-            0 < float(delta) < 1
-        ):
+        if not _is_number(delta) or not (0 < float(delta) < 1):
             raise ValueError(f"textbook delta must lie in (0, 1) (e.g. delta=1e-5), got {delta!r}")
         inner = 1.25 / float(delta)
     else:
@@ -68,7 +70,7 @@ def gaussian_label_noise_sigma(kind: str, *, epsilon: float, delta) -> float:
 def label_flip_probability(sigma: float) -> float:
     """P(N(0, σ²) > 0.5): the chance that a real/fake indicator label is flipped by the noise
     (for label 1 the flip is noise < -0.5, with the same probability)."""
-    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.integer, np.floating)) or not sigma > 0:
+    if not _is_number(sigma) or not sigma > 0:
         raise ValueError(f"sigma must be a number > 0, got {sigma!r}")
     if math.isinf(float(sigma)):
         return 0.5

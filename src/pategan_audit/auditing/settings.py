@@ -65,7 +65,7 @@ class PresetFactory:
     overrides: dict = field(default_factory=dict)
 
     def __call__(self, seed: int) -> Any:
-        from ..implementations import create  # lazy: the registry imports torch models
+        from ..implementations.registry import create  # lazy: presets import torch models
 
         kwargs = {"record": False, **self.overrides}
         return create(self.name, epsilon=self.epsilon, delta=self.delta, seed=int(seed), **kwargs)

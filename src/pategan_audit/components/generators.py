@@ -25,13 +25,17 @@ __all__ = ["gumbel_softmax", "BlockHead", "ResidualConcatGenerator", "ResidualLa
 def gumbel_softmax(logits: torch.Tensor, *, tau: float, generator: torch.Generator | None) -> torch.Tensor:
     """Soft Gumbel-softmax sample (``hard=False``) along the last axis, with an explicit generator."""
     u = torch.rand(logits.shape, generator=generator, dtype=logits.dtype)
-    gumbel = -torch.log(-torch.log(u.clamp_min(1e-20)).clamp_min(1e-20))
+    exp_draw = -torch.log(u.clamp_min(1e-20))  # Exp(1)
+    gumbel = -torch.log(exp_draw.clamp_min(1e-20))
     return torch.softmax((logits + gumbel) / tau, dim=-1)
 
 
 class BlockHead(nn.Module):
     """Output activation per encoder block: ``blocks`` is a list of ``(kind, width)`` with kind
-    ``"continuous"`` (identity) or ``"onehot"`` (Gumbel-softmax, τ = ``tau``)."""
+    ``"continuous"`` (identity) or ``"onehot"`` (Gumbel-softmax, τ = ``tau``).
+
+    One-hot blocks of equal width are processed together (one gather, one softmax, one scatter
+    per distinct width), which is the same computation as a loop over blocks."""
 
     def __init__(self, blocks: Sequence[tuple[str, int]], *, tau: float = 0.2):
         super().__init__()
@@ -41,18 +45,27 @@ class BlockHead(nn.Module):
         self.blocks = [(str(k), int(w)) for k, w in blocks]
         self.tau = float(tau)
         self.generator: torch.Generator | None = None
+        groups: dict[int, list[int]] = {}
+        start = 0
+        for kind, width in self.blocks:
+            if kind == "onehot":
+                groups.setdefault(width, []).append(start)
+            start += width
+        # per width: index matrix [n_blocks, width] of the columns of each block
+        self._groups = [torch.as_tensor([[s + j for j in range(w)] for s in starts]) for w, starts in sorted(groups.items())]
 
     @property
     def width(self) -> int:
         return sum(w for _, w in self.blocks)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        parts, start = [], 0
-        for kind, width in self.blocks:
-            chunk = x[..., start:start + width]
-            parts.append(chunk if kind == "continuous" else gumbel_softmax(chunk, tau=self.tau, generator=self.generator))
-            start += width
-        return torch.cat(parts, dim=-1)
+        if not self._groups:
+            return x
+        out = x.clone()
+        for idx in self._groups:
+            chunk = x[:, idx]  # [n, blocks, width]
+            out[:, idx] = gumbel_softmax(chunk, tau=self.tau, generator=self.generator)
+        return out
 
 
 class ResidualConcatGenerator(nn.Module):

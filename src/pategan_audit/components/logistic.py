@@ -175,7 +175,7 @@ def fit_logistic_batched(
         Xa, ya, za = _take(Xe, active, full), _take(yt, active, full), _take(z, active, full)
         ta, fa = _take(theta, active, full), _take(f, active, full)
         p = torch.sigmoid(za)
-        # gradient C X^T (p - y) + penalty * theta  (Alg.: sklearn's L2 objective)
+        # gradient of the objective: C X^T (p - y) + penalty * theta
         g = torch.bmm((C * (p - ya)).unsqueeze(1), Xa).squeeze(1) + penalty * ta
         done = g.abs().amax(dim=1) <= threshold
         converged[active[done]] = True
@@ -208,7 +208,9 @@ def fit_logistic_batched(
             cand = _take(ta, todo, all_todo) + t[todo, None] * _take(step, todo, all_todo)
             cf, cz = _objective(_take(Xa, todo, all_todo), _take(ya, todo, all_todo), cand, C, penalty)
             ok = cf <= fa[todo] + _ARMIJO * t[todo] * slope[todo]
-            # at machine precision the objective no longer decreases measurably: accept
+            # near the optimum the predicted decrease is below f's float resolution: accept any
+            # non-increasing step; a vanishing step is accepted as well (optimal to precision)
+            ok |= (cf <= fa[todo]) & (-slope[todo] <= 1e-13 * fa[todo].abs())
             ok |= (t[todo] * step[todo].abs().amax(dim=1)) <= 1e-15 * (1 + ta[todo].abs().amax(dim=1))
             idx = todo[ok]
             new_t[idx], new_f[idx], new_z[idx] = cand[ok], cf[ok], cz[ok]

@@ -43,18 +43,23 @@ def histogram_bin_edges(index: np.ndarray | int) -> tuple[np.ndarray, np.ndarray
 
 
 def _bin_index(values: np.ndarray) -> np.ndarray:
-    """Bin of each value (-1 where the value falls outside the histogram and is dropped)."""
+    """Bin of each value (-1 where the value falls outside the histogram and is dropped).
+
+    Deviation: snsql bins a value v < -1 by ``trunc(log2(-v + 1))``, which disagrees with its
+    own edges (e.g. v = -2.5 lands in [-2, -1) and trips snsql's internal assert); here a value
+    always lands in the bin whose edges contain it: v in [-2^j, -2^(j-1)) -> bin 63 - j.
+    """
     v = np.asarray(values, dtype=np.float64)
     idx = np.full(v.shape, -1, dtype=np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
         pos_big = v >= 1.0
-        idx[pos_big] = np.trunc(np.log2(v[pos_big])).astype(np.int64) + N_BINS + 1
+        idx[pos_big] = np.floor(np.log2(v[pos_big])).astype(np.int64) + N_BINS + 1
         idx[(v >= 0) & (v < 1.0)] = N_BINS
         idx[(v < 0) & (v >= -1.0)] = N_BINS - 1
         neg_big = v < -1.0
-        idx[neg_big] = N_BINS - np.trunc(np.log2(-v[neg_big] + 1.0)).astype(np.int64) - 1
-    # snsql drops values whose bin would fall off either end (including bin 0 on the negative side)
-    idx[(idx >= 2 * N_BINS) | (idx <= 0) & (v < -1.0)] = -1
+        idx[neg_big] = N_BINS - 1 - np.ceil(np.log2(-v[neg_big])).astype(np.int64)
+    # as snsql, values beyond the outermost bins are dropped (on the negative side bin 0 too)
+    idx[(idx >= 2 * N_BINS) | ((idx <= 0) & (v < -1.0))] = -1
     return idx
 
 

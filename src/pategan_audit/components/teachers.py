@@ -17,7 +17,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .networks import BatchedMLP
+from .networks import BatchedMLP, adam
 from .votes import count_votes
 
 __all__ = ["NeuralTeachers", "LogisticTeachers", "bce_union"]
@@ -80,17 +80,27 @@ class NeuralTeachers(_TeacherBase):
         self.num_teachers = int(num_teachers)
         self.net = BatchedMLP(num_teachers, sizes, hidden_activation=hidden_activation, output_activation="identity",
                               weight_init=weight_init, bias_init=bias_init, generator=generator)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr, betas=betas, weight_decay=weight_decay)
+        self.optimizer = adam(self.net.parameters(), lr=lr, betas=betas, weight_decay=weight_decay)
 
     def logits(self, x: torch.Tensor) -> torch.Tensor:
         return self.net(x)[..., 0]
 
-    def train_step(self, real: torch.Tensor, fake: torch.Tensor) -> torch.Tensor:
-        """One optimiser step for all teachers: ``real`` ``[k, B, D]`` (label 1), ``fake``
-        ``[k, B', D]`` (label 0). Loss per teacher = mean BCE(real) + mean BCE(fake), as
-        borealis/smartnoise sum the two ``BCELoss`` terms. Returns the per-teacher losses [k]."""
-        lr_, lf = self.logits(real), self.logits(fake)
-        per_teacher = F.softplus(-lr_).mean(dim=1) + F.softplus(lf).mean(dim=1)
+    def train_step(self, real: torch.Tensor, fake: torch.Tensor, *, separate: bool = False) -> torch.Tensor:
+        """Update all teachers on ``real`` ``[k, B, D]`` (label 1) and ``fake`` ``[k, B', D]``
+        (label 0). ``separate=False``: one step on mean BCE(real) + mean BCE(fake) (smartnoise
+        backpropagates both terms, then steps once); ``separate=True``: a step on the real term,
+        then a step on the fake term (borealis' loop does exactly this). Returns the losses [k]."""
+        if separate:
+            loss_real = F.softplus(-self.logits(real)).mean(dim=1)
+            self.optimizer.zero_grad(set_to_none=True)
+            loss_real.sum().backward()
+            self.optimizer.step()
+            loss_fake = F.softplus(self.logits(fake)).mean(dim=1)
+            self.optimizer.zero_grad(set_to_none=True)
+            loss_fake.sum().backward()
+            self.optimizer.step()
+            return (loss_real + loss_fake).detach()
+        per_teacher = F.softplus(-self.logits(real)).mean(dim=1) + F.softplus(self.logits(fake)).mean(dim=1)
         self.optimizer.zero_grad(set_to_none=True)
         per_teacher.sum().backward()
         self.optimizer.step()

@@ -75,11 +75,14 @@ class TuringEncoder:
             raise ValueError(f"categorical_columns {unknown} are not columns of the table")
         self.columns = list(df.columns)
         self.dtypes = df.dtypes.copy()
-        self.bounds = resolve_bounds(df, bounds=self.bounds_mode, public_bounds=self.public_bounds)
+        categorical = [c for c in df.columns if c in self.categorical_columns or isinstance(df[c].dtype, pd.CategoricalDtype)]
+        # categorical columns need public bounds (their integer domain) only in public mode
+        needs = list(df.columns) if self.bounds_mode == "public" else [c for c in df.columns if c not in categorical]
+        self.bounds = resolve_bounds(df, bounds=self.bounds_mode, public_bounds=self.public_bounds, columns=needs)
         self.meta, start = [], 0
         for c in df.columns:
             dtype = df[c].dtype
-            if c in self.categorical_columns or isinstance(dtype, pd.CategoricalDtype):
+            if c in categorical:
                 if self.bounds_mode == "public":
                     lo, hi = self.bounds[c]
                     cats = tuple(np.arange(int(np.ceil(lo)), int(np.floor(hi)) + 1))

@@ -18,17 +18,30 @@ __all__ = ["training_data", "trace_settings", "fit_traced", "derived_seed"]
 
 
 @lru_cache(maxsize=4)
-def _load(dataset: str) -> tuple[pd.DataFrame, str]:
+def _load(dataset: str) -> tuple[pd.DataFrame, str, dict]:
     from .. import datasets
 
     ds = datasets.load(dataset)
-    return ds.train, ds.label
+    return ds.train, ds.label, dict(ds.bounds)
 
 
 def training_data(dataset: str = TRACE_DATASET) -> tuple[pd.DataFrame, str]:
     """The training split and label column the traces are run on (a copy, safe to modify)."""
-    train, label = _load(dataset)
+    train, label, _ = _load(dataset)
     return train.copy(), label
+
+
+def _with_public_bounds(implementation: str, settings: dict[str, Any], dataset: str) -> dict[str, Any]:
+    """Presets that never read bounds from the data (``bounds="public"``, i.e. corrected) get the
+    training split's min/max as their public bounds, as the paper treats them (§5, protocols A)."""
+    import dataclasses
+
+    from ..implementations.registry import get_config_class
+
+    defaults = {f.name: f.default for f in dataclasses.fields(get_config_class(implementation))}
+    if settings.get("bounds", defaults.get("bounds")) == "public" and settings.get("public_bounds") is None:
+        return {**settings, "public_bounds": dict(_load(dataset)[2])}
+    return settings
 
 
 def derived_seed(seed: int, *tags: int) -> int:
@@ -64,7 +77,7 @@ def trace_settings(
 
 
 def _create(implementation: str, settings: dict[str, Any]):
-    from ..implementations import create
+    from ..implementations.registry import create
 
     return create(implementation, **settings)
 
@@ -77,7 +90,7 @@ def fit_traced(
     callbacks: Iterable[Callable[[Any, int], None]] = (),
 ):
     """Create ``implementation`` with ``settings``, attach ``callbacks``, fit it on ``dataset``."""
-    model = _create(implementation, settings)
+    model = _create(implementation, _with_public_bounds(implementation, settings, dataset))
     model.callbacks.extend(callbacks)
     train, label = training_data(dataset)
     model.fit(train, label=label)

@@ -112,9 +112,12 @@ def auroc_delta(*, observed, reference):
     """
     x = np.asarray(observed, dtype=float)
     r = np.asarray(reference, dtype=float)
-    if np.any(r <= 0.5):
-        raise ValueError("reference AUROC must exceed the 0.5 baseline for the drop branch of AUROC-delta (B.10)")
-    out = np.where(x < r, (x - r) / (r - 0.5), (x - r) / r)
+    drop = x < r
+    if np.any(drop & (r <= 0.5)) or np.any(r <= 0):
+        raise ValueError("AUROC-delta needs reference > 0.5 wherever observed < reference (the drop is measured "
+                         "against the 0.5 baseline, B.10)")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(drop, (x - r) / (r - 0.5), (x - r) / r)
     return float(out) if out.ndim == 0 else out
 
 

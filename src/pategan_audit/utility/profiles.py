@@ -169,9 +169,15 @@ def get_profile(name: str | UtilityProfile) -> UtilityProfile:
     return UTILITY_PROFILES[name]
 
 
-def _datasets(profile: UtilityProfile, datasets, default) -> tuple[str, ...]:
+def _datasets(datasets, default) -> tuple[str, ...]:
+    """The profile's datasets for an experiment, or the caller's explicit choice."""
+    from ..datasets import DATASETS
+
     chosen = tuple(default if datasets is None else datasets)
-    return tuple(d for d in chosen if d in set(default) | set(profile.datasets))
+    unknown = [d for d in chosen if d not in DATASETS]
+    if unknown:
+        raise ValueError(f"unknown datasets {unknown}; choose from {', '.join(DATASETS)}")
+    return chosen
 
 
 def _cell(profile: UtilityProfile, dataset: str, implementation: str, epsilon: float, tables, seed: int, **kw) -> UtilityCell:
@@ -188,7 +194,7 @@ def main_cells(profile, *, epsilon: float = MAIN_EPSILON, implementations=PAPER_
     p = get_profile(profile)
     return [
         _cell(p, d, impl, epsilon, p.tables_for(d), seed)
-        for d in _datasets(p, datasets, p.datasets) for impl in implementations
+        for d in _datasets(datasets, p.datasets) for impl in implementations
     ]
 
 
@@ -226,7 +232,7 @@ def conditional_cells(profile, *, datasets=None, seed: int = 0):
     p = get_profile(profile)
     return [
         _cell(p, d, "original", MAIN_EPSILON, p.tables_for(d), seed, overrides={"conditional": True})
-        for d in _datasets(p, datasets, p.conditional_datasets)
+        for d in _datasets(datasets, p.conditional_datasets)
     ]
 
 
@@ -236,7 +242,7 @@ def hyperparameter_cells(profile, *, implementations=PAPER_IMPLEMENTATIONS, data
     return [
         _cell(p, d, impl, MAIN_EPSILON, p.hyperparameter_tables.get(d, p.tables_for(d)), seed,
               overrides={"hyperparameters": "paper"})
-        for d in _datasets(p, datasets, p.hyperparameter_datasets) for impl in implementations
+        for d in _datasets(datasets, p.hyperparameter_datasets) for impl in implementations
     ]
 
 

@@ -1,0 +1,69 @@
+"""Pick a preset by name (style guide §2, after Opacus' ``accountants/registry.py``).
+
+Presets are imported on demand, so a missing optional module only breaks its own name.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from typing import Any
+
+from .base import BaseConfig, BaseGenerator, make_config
+
+__all__ = ["PRESETS", "REGISTRY", "create", "get_class", "get_config_class", "released_overrides"]
+
+PRESETS: tuple[str, ...] = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
+
+REGISTRY: dict[str, str] = {
+    "original": "pategan_audit.implementations.original:Original",
+    "updated": "pategan_audit.implementations.updated:Updated",
+    "synthcity": "pategan_audit.implementations.synthcity:Synthcity",
+    "turing": "pategan_audit.implementations.turing:Turing",
+    "borealis": "pategan_audit.implementations.borealis:Borealis",
+    "smartnoise": "pategan_audit.implementations.smartnoise:Smartnoise",
+    "corrected": "pategan_audit.implementations.corrected:Corrected",
+}
+
+
+def _check_name(name: str) -> str:
+    if name not in REGISTRY:
+        raise ValueError(f"unknown implementation {name!r}; choose one of: {', '.join(PRESETS)}")
+    return name
+
+
+def get_class(name: str) -> type[BaseGenerator]:
+    """The generator class registered under ``name``."""
+    module_name, attr = REGISTRY[_check_name(name)].split(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def get_config_class(name: str) -> type[BaseConfig]:
+    """The frozen config dataclass of ``name`` (its fields are every setting and switch)."""
+    return get_class(name).Config
+
+
+def released_overrides(name: str) -> dict[str, Any]:
+    """Overrides that turn the preset's benchmarked defaults into the behaviour as released
+    (each preset module's ``RELEASED_OVERRIDES``; empty if it has none)."""
+    module_name = REGISTRY[_check_name(name)].split(":")[0]
+    return dict(getattr(importlib.import_module(module_name), "RELEASED_OVERRIDES", {}))
+
+
+def create(name: str, epsilon: float = 1.0, delta: float | None = 1e-5, seed: int = 0, **overrides: Any) -> BaseGenerator:
+    """An unfitted generator ``name`` with the given privacy target, seed and setting overrides.
+
+    Unknown names and unknown settings raise a ValueError listing the valid ones.
+
+    >>> model = create("borealis", epsilon=1.0, num_teachers=3, max_iter=2)
+    >>> model.config.accountant
+    'borealis'
+    """
+    cls = get_class(name)
+    names = {f.name for f in dataclasses.fields(cls.Config)}
+    for key in ("epsilon", "delta", "seed"):
+        if key in overrides:
+            raise ValueError(f"pass {key} as its own argument, not inside the overrides")
+    settings = dict(overrides, epsilon=epsilon, delta=delta, seed=seed)
+    if "delta" not in names:  # pragma: no cover - every config has delta
+        settings.pop("delta")
+    return cls(make_config(cls.Config, name, settings))

@@ -1,0 +1,246 @@
+"""synthcity: the inner ``PATEGAN`` class of ``vanderschaarlab/synthcity`` (implementations spec §4),
+as benchmarked by the audit paper (default) or as released (``harness=False`` plus the switches).
+
+Data (spec §4.1): :class:`~pategan_audit.components.synthcity_encoder.TabularEncoder` (Bayesian
+GMM mode-specific normalisation, one-hot discrete columns; bounds, mixtures and categories read
+from the data, V12). CTGAN-style conditional vectors over the discrete columns (C dims): a
+discrete column chosen uniformly, a category with probability ∝ log(1 + count) (upstream
+``ConditionalDatasetSampler(log_frequency=True)``; O3: data-derived, non-DP).
+
+Architecture (spec §4.2): latent ``N(0,1)^100 ⊕ cond``; residual generator with Gumbel-softmax
+(τ = 0.2) heads; student = WGAN-GP critic ``[x; cond] → 100 LeakyReLU → Dropout(0.1) → 100
+LeakyReLU → 1``; Adam lr 1e-4, weight decay 1e-3, gradient-norm clip 1; B = 200 (harness
+``min(200, ⌊N/k⌋)``).
+
+Loop (spec §4.3), per iteration: a *new* permutation into k blocks of ``⌊N/k⌋`` (V5); k new
+logistic-regression teachers (B2) fitted on B real rows of their block and B generated rows
+(harness; released: all ``m`` rows); then ``generator_n_iter = 10`` "epochs" of one real batch
+each (harness; released: every batch of the loader over ~80 % of the rows): a student step on
+``−mean(D(real ∪ fakes labelled 1)) + mean(D(fakes labelled 0)) + 10·GP(real, fake)`` (O1: the
+student reads real rows) with labels ``1[(n1 + Lap(1/λ))/(k + 1e-8) > 0.5]``, all set to 0 and
+*not charged* when at least half are 1 (O4); a generator step on ``−mean(D(G(z) ⊕ cond))`` plus
+the conditional loss whose targets are the real batch's one-hots. Accountant with the V7
+indexing bug, L = 100, δ = N^{-3/2} whatever the user passes (O10).
+
+Deviation (real-batch source): upstream's sampler pairs rows and conditional vectors in a way we
+could only partly reconstruct (spec §4.3); we draw each real batch uniformly without replacement
+from a fixed random 80 % of the rows and pair it with independently drawn conditional vectors.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ..components.generators import BlockHead, ResidualConcatGenerator
+from ..components.networks import BatchedMLP, adam
+from ..components.partition import BlockSampler, permutation_blocks
+from ..components.scalers import restore_dtypes
+from ..components.synthcity_encoder import TabularEncoder
+from ..components.teachers import LogisticTeachers, NeuralTeachers
+from .engine import PateConfig, PateGenerator
+from .neural_loop import paper_sizes
+from .synthcity_steps import ConditionalSampler, critic_step, generator_step
+
+__all__ = ["SynthcityConfig", "Synthcity", "RELEASED_OVERRIDES", "PLUGIN_OVERRIDES"]
+
+
+@dataclass(frozen=True)
+class SynthcityConfig(PateConfig):
+    """synthcity settings; defaults = the inner class as benchmarked (paper §5: max_iter 10,000,
+    one batch per "epoch", teachers on B rows, no global reseeding)."""
+
+    lam: float = 1e-3
+    num_moments: int = 100
+    batch_size: int = 200
+    accountant: str = "synthcity"
+    generator_n_iter: int = 10
+    learning_rate: float = 1e-4
+    weight_decay: float = 1e-3
+    clipping_value: float = 1.0
+    n_units_hidden: int = 100
+    gp_weight: float = 10.0
+    discriminator_dropout: float = 0.1
+    teacher_iters: int = 5
+    partition: str = "resample_each_iteration"
+    teacher_model: str = "logistic_refit"
+    student_reads_real: bool = True
+    reseed_each_fit: bool = False
+    conditional_sampler: str = "empirical"
+    skip_majority_batches: bool = True
+    ignore_user_delta: bool = True
+
+    _choices: ClassVar[dict] = {
+        "partition": ("resample_each_iteration", "disjoint"),
+        "teacher_model": ("logistic_refit", "neural_persistent"),
+        "conditional_sampler": ("empirical", "none"),
+    }
+
+
+# as released (inner class defaults): cap 1000, full epochs, teachers on all m rows, reseeding
+RELEASED_OVERRIDES = {"harness": False, "max_iter": 1000, "reseed_each_fit": True}
+# the public PATEGANPlugin's defaults (spec §4, §11 item 3); its XGBoost teachers are not modelled
+PLUGIN_OVERRIDES = {**RELEASED_OVERRIDES, "max_iter": 200, "n_units_hidden": 500, "learning_rate": 1e-3}
+
+
+class Synthcity(PateGenerator):
+    """synthcity preset (see the module docstring)."""
+
+    name: ClassVar[str] = "synthcity"
+    Config: ClassVar[type] = SynthcityConfig
+    _vote_offset: ClassVar[float] = 1e-8  # (n1 + Z) / (n0 + n1 + 1e-8) > 0.5
+
+    def _seed(self) -> int:
+        return 0 if self.config.reseed_each_fit else int(self.config.seed)  # O2: enable_reproducible_results(0)
+
+    def _delta(self, num_rows: int) -> float:
+        if self.config.ignore_user_delta:  # O10: the constructor stores delta=None
+            return 1.0 / (num_rows * np.sqrt(num_rows))
+        return float(self.config.delta)
+
+    def _release(self, labels: torch.Tensor) -> tuple[torch.Tensor, bool]:
+        """O4: if at least half the noisy labels are 1, all become 0 and nothing is charged."""
+        if self.config.skip_majority_batches and int(labels.sum()) >= len(labels) / 2:
+            self.trace.extra["skipped_batches"][-1] += 1
+            return torch.zeros_like(labels), False
+        return labels, True
+
+    def _paper(self) -> bool:
+        return self.config.hyperparameters == "paper"
+
+    def _batches_per_epoch(self) -> int:
+        if self.config.harness:
+            return 1
+        return int(np.ceil(len(self.student_pool_) / self.batch_size_))
+
+    def _queries_per_iteration(self) -> int:
+        epochs, steps = (1, 5) if self._paper() else (int(self.config.generator_n_iter), 1)
+        return epochs * steps * self._batches_per_epoch() * int(self.batch_size_)
+
+    def _setup(self, df: pd.DataFrame, label: str | None) -> None:
+        cfg = self.config
+        self.encoder = TabularEncoder(n_components=5, bounds=cfg.bounds, public_bounds=cfg.public_bounds, random_state=0)
+        X = self.encoder.fit_transform(df)
+        self.trace.bounds = dict(self.encoder.bounds)
+        self.X_ = torch.as_tensor(X, dtype=torch.float32)
+        N, D = self.X_.shape
+        k = self._resolve_num_teachers(N)
+        self.num_teachers_ = k
+        if self._paper():
+            self.batch_size_ = max(1, min(64, N // k))
+        else:
+            self.batch_size_ = self._resolve_batch(N, k, needs_full_blocks=False)
+        self.model_width_ = D
+        blocks = [("continuous" if a == "identity" else "onehot", w) for a, w in self.encoder.activation_layout]
+        self.head = BlockHead(blocks, tau=0.2)
+        self.head.generator = self.train_gen
+        use_cond = cfg.conditional_sampler == "empirical"
+        self.cond_sampler = ConditionalSampler(X, self.encoder.discrete_blocks if use_cond else [])
+        C = self.cond_sampler.width
+        latent = cfg.n_units_hidden + C
+        if self._paper():
+            sizes = paper_sizes(latent_dim=latent, width=D)
+            self.gen_net = _HeadMLP(BatchedMLP(1, sizes["generator"], hidden_activation="relu", generator=self.init_gen), self.head)
+            student_sizes = [D + C] + sizes["student"][1:]
+        else:
+            self.gen_net = ResidualConcatGenerator(latent, cfg.n_units_hidden, self.head, generator=self.init_gen)
+            student_sizes = [D + C, cfg.n_units_hidden, cfg.n_units_hidden, 1]
+        self.student = BatchedMLP(1, student_sizes, hidden_activation="leaky_relu:0.01", dropout_p=cfg.discriminator_dropout,
+                                  generator=self.init_gen)
+        self.student.dropout_generator = self.train_gen
+        self.opt_generator = adam(self.gen_net.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
+        self.opt_student = adam(self.student.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
+        if cfg.teacher_model == "logistic_refit":
+            self.teachers = LogisticTeachers(k)
+        else:
+            self.teachers = NeuralTeachers(k, [D, 1] if self._paper() else [D, D, 1], hidden_activation="relu",
+                                           weight_init="torch_default", bias_init="torch_default", lr=cfg.learning_rate,
+                                           generator=self.init_gen)
+        self.fixed_blocks_ = permutation_blocks(N, k, rng=self.partition_rng)
+        if cfg.teacher_model == "neural_persistent":
+            self.sampler = BlockSampler(self.fixed_blocks_)
+        # the student's real rows: a fixed random 80 % of positions, each with a fixed cond vector
+        self.student_pool_ = np.sort(self.partition_rng.permutation(N)[: max(1, int(0.8 * N))])
+        self.dataset_cond_ = self.cond_sampler.sample(N, generator=self.train_gen)
+        self._first_subsets = None
+        self.trace.extra.update(skipped_batches=[], student_rows=set())
+
+    # -- generator input / output -------------------------------------------------------------
+    def _latent(self, n: int, gen: torch.Generator, *, sampling: bool) -> torch.Tensor:
+        z = torch.randn(n, self.config.n_units_hidden, generator=gen)
+        return torch.cat([z, self.cond_sampler.sample(n, generator=gen)], dim=1)
+
+    def _fakes(self, latent: torch.Tensor, *, generator: torch.Generator | None = None) -> torch.Tensor:
+        previous = self.head.generator
+        if generator is not None:
+            self.head.generator = generator
+        try:
+            return self.gen_net(latent)
+        finally:
+            self.head.generator = previous
+
+    # -- one iteration ---------------------------------------------------------------------------
+    def _teacher_phase(self, it: int) -> None:
+        cfg, k, N = self.config, self.num_teachers_, self.X_.shape[0]
+        if cfg.teacher_model == "neural_persistent":
+            B = self.batch_size_
+            for _ in range(cfg.teacher_iters):
+                rows = self.sampler.sample(B, generator=self.train_gen)
+                self._record_seen(rows)
+                with torch.no_grad():
+                    fake = self._fakes(self._latent(k * B, self.train_gen, sampling=False))
+                self.teachers.train_step(self.X_[rows], fake.reshape(k, B, -1))
+            if self._first_subsets is None:
+                self._first_subsets = self.fixed_blocks_
+            return
+        if cfg.partition == "resample_each_iteration":  # V5: a new permutation every iteration
+            blocks = permutation_blocks(N, k, rng=self.partition_rng)
+        else:
+            blocks = self.fixed_blocks_
+        m = len(blocks[0])
+        n_fit = min(self.batch_size_, m) if cfg.harness else m
+        rows = torch.as_tensor(np.stack([self.partition_rng.permutation(b)[:n_fit] for b in blocks]))
+        with torch.no_grad():
+            fake = self._fakes(self._latent(k * n_fit, self.train_gen, sampling=True))
+        self.teachers.refit(self.X_[rows], fake.reshape(k, n_fit, -1))  # B2: new models every iteration
+        self._record_seen(rows)
+        if self._first_subsets is None:
+            self._first_subsets = [r.numpy() for r in rows]
+
+    def _real_batches(self) -> list[np.ndarray]:
+        pool = self.student_pool_
+        order = pool[torch.randperm(len(pool), generator=self.train_gen).numpy()]
+        B = self.batch_size_
+        if self.config.harness or self._paper():
+            return [order[:B]]
+        return [order[i:i + B] for i in range(0, len(order), B)]
+
+    def _iteration(self, it: int) -> None:
+        self.trace.extra["skipped_batches"].append(0)
+        self._teacher_phase(it)
+        epochs, d_steps = (1, 5) if self._paper() else (int(self.config.generator_n_iter), 1)
+        for _ in range(epochs):
+            for rows in self._real_batches():
+                for _ in range(d_steps):
+                    if len(rows) == 0:
+                        continue
+                    critic_step(self, rows)
+                generator_step(self, rows)
+
+    def _decode(self, values: np.ndarray) -> pd.DataFrame:
+        out = self.encoder.inverse_transform(values)[self.columns_]  # plain astype: truncation (O8)
+        return restore_dtypes(out, self.dtypes_) if self.config.harness else out
+
+
+class _HeadMLP(torch.nn.Module):
+    """An MLP followed by the encoder's output head ("paper" hyperparameters)."""
+
+    def __init__(self, mlp: BatchedMLP, head: BlockHead):
+        super().__init__()
+        self.mlp, self.head = mlp, head
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.mlp.single(x))

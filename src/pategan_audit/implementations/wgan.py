@@ -1,0 +1,287 @@
+"""The WGAN-GP loop shared by original and turing (implementations spec §2.2-§2.3, §5.2-§5.3).
+
+Neither implementation uses PATE (V1, V2): one critic replaces the teachers and the student,
+``num_teachers`` is only the number of critic steps per generator step, and the only noise is
+Gaussian noise on the 0/1 real/fake indicator labels (V14, V16). One *iteration* is::
+
+    repeat k = num_teachers times (critic-step slot t = 0..k-1):
+        rows <- B rows: from ALL N rows (critic_batch_source="all_rows", V3/V6) or only from
+                disjoint block t (="own_partition")
+        z ~ U(-1, 1)^{B x z_dim};  fake = G(z [; y_rows])
+        M = [1]*B ++ [0]*B;  M <- 1[M + N(0, sigma^2) > 0.5]
+        critic step on mean((1 - M) D_all) - mean(M D_all) + w_gp mean((||grad D(x_hat)|| - 1)^2)
+            D_all = [D(real); D(fake)] (means over 2B), x_hat = e real + (1 - e) fake, e ~ U(0,1)
+            per row, ||g|| = sqrt(sum_j (g_j^2 + 1e-8))
+    generator step on -mean(D(G(z))) with fresh z (conditional: labels of a fresh random batch)
+
+The loop runs exactly ``max_iter`` iterations whatever epsilon is (no accountant).
+
+Networks (spec §2.2): hidden width h = d; generator ``Linear -> h, tanh, Linear h -> h, tanh,
+Linear h -> d, sigmoid``; critic ``Linear -> h, ReLU, Linear h -> h, ReLU, Linear h -> 1``;
+weights ``N(0, 2/fan_in)`` (TF "xavier_init", He-normal), biases 0; Adam(lr 1e-4, beta1 0.5) for
+both. ``z_dim = d // 4`` may be 0 (d < 4): the generator then ignores its input, as upstream.
+``hyperparameters="paper"`` (protocols B.8) uses batch 64 and the generator ``{d, d/2, d}`` with
+ReLU hidden and sigmoid output; critic, optimiser, z_dim and the critic-step count stay.
+
+Deviations: float32 networks (upstream TF float32 too); PyTorch's Adam places epsilon after the
+bias correction where TF1 places it before (differences of order 1e-8 in the step size).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+
+from ..components.partition import balanced_blocks
+from .base import BaseConfig, BaseGenerator, validate_privacy
+
+__all__ = ["WganConfig", "WganGenerator", "Mlp", "he_normal_mlp"]
+
+GP_EPS = 1e-8  # ZERO_TOL inside the gradient-norm square root (spec §2.3)
+CRITIC_BATCH_SOURCES = ("all_rows", "own_partition")
+
+
+@dataclass(frozen=True)
+class WganConfig(BaseConfig):
+    """Settings shared by original and turing (switches contract).
+
+    harness: True = as benchmarked (batch ``min(B, N//k)``, integer rounding on output);
+        False = as released.
+    num_teachers: critic steps per iteration (None = the preset's default, 5 or 10).
+    hyperparameters: "default" or "paper" (protocols B.8).
+    max_iter: fixed number of iterations (None = the released default: original 10,000,
+        turing 100). Default 10,000 for both (paper §5).
+    batch_size: B before the harness' ``min(B, N//k)``.
+    learning_rate: Adam step size (1e-4).
+    bounds / public_bounds: "data" (min/max from the training table) or "public".
+    use_pate: always False here (V1/V2 are fixed only by the ``corrected`` preset).
+    critic_batch_source: "all_rows" (V3/V6) or "own_partition" (critic step t reads only
+        block t of a random disjoint k-block partition).
+    label_noise: "gaussian_indicator" (V14/V16; not switchable in place).
+    delta_mode: how sigma is computed (preset-specific values, see the preset).
+    """
+
+    harness: bool = True
+    num_teachers: int | None = None
+    hyperparameters: str = "default"
+    max_iter: int | None = 10_000
+    batch_size: int = 128
+    learning_rate: float = 1e-4
+    bounds: str = "data"
+    public_bounds: dict | None = None
+    use_pate: bool = False
+    critic_batch_source: str = "all_rows"
+    label_noise: str = "gaussian_indicator"
+    delta_mode: str = "textbook"
+
+    _delta_modes: ClassVar[tuple[str, ...]] = ("textbook",)
+
+    def __post_init__(self) -> None:
+        validate_privacy(self.epsilon, self.delta)
+        for name in ("num_teachers", "max_iter"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
+                raise ValueError(f"{name} must be a positive integer or None, got {v!r}")
+        if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, (int, np.integer)) or self.batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
+        if not (isinstance(self.learning_rate, (int, float)) and self.learning_rate > 0):
+            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
+        if self.use_pate:
+            raise ValueError(
+                "use_pate=True is not switchable in place: original and turing have no teachers (V1/V2); "
+                "use create('corrected', ...) for a PATE-GAN with teachers, a student and an accountant"
+            )
+        if self.label_noise != "gaussian_indicator":
+            raise ValueError(
+                "label_noise can only be 'gaussian_indicator' here (V14/V16); the Laplace-on-votes fix is the "
+                "'corrected' preset"
+            )
+        choices = {
+            "hyperparameters": ("default", "paper"),
+            "bounds": ("data", "public"),
+            "critic_batch_source": CRITIC_BATCH_SOURCES,
+            "delta_mode": self._delta_modes,
+        }
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        if self.public_bounds is not None and not isinstance(self.public_bounds, dict):
+            raise ValueError("public_bounds must be a dict {column: (lo, hi)}")
+        if self.bounds == "public" and self.public_bounds is None:
+            raise ValueError("bounds='public' needs public_bounds={column: (lo, hi)} for every column")
+
+
+class Mlp(nn.Module):
+    """Dense network with one activation after every hidden layer and one on the output.
+    Works with an input width of 0 (original/turing with d < 4: output from the biases only)."""
+
+    def __init__(self, sizes: list[int], hidden: str, output: str, *, generator: torch.Generator):
+        super().__init__()
+        acts = {"tanh": nn.Tanh, "relu": nn.ReLU, "sigmoid": nn.Sigmoid, "identity": nn.Identity}
+        layers: list[nn.Module] = []
+        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+            with warnings.catch_warnings():  # nn.Linear(0, b) warns that its default init is a no-op
+                warnings.simplefilter("ignore", UserWarning)
+                lin = nn.Linear(a, b)
+            with torch.no_grad():  # He-normal N(0, 2/fan_in), bias 0 (TF "xavier_init")
+                if a > 0:
+                    lin.weight.normal_(0.0, math.sqrt(2.0 / a), generator=generator)
+                lin.bias.zero_()
+            layers += [lin, acts[hidden if i < len(sizes) - 2 else output]()]
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
+def he_normal_mlp(sizes: list[int], hidden: str, output: str, *, generator: torch.Generator) -> Mlp:
+    return Mlp(sizes, hidden, output, generator=generator)
+
+
+class WganGenerator(BaseGenerator):
+    """Base class of original and turing. Subclasses implement ``_prepare(df, label)`` (sets
+    ``X_`` [N, d] float32 model-space data, ``cond_`` [N] float32 labels or None, ``bounds``),
+    ``_decode(values, cond, rng)`` and the policy hooks ``_sigma``, ``_gp_weight``,
+    ``_default_num_teachers``, ``_default_max_iter``."""
+
+    Config: ClassVar[type[BaseConfig]] = WganConfig
+
+    # -- policy hooks --------------------------------------------------------------------------
+    def _sigma(self) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _gp_weight(self, k: int) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _default_num_teachers(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _default_max_iter(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- setup ---------------------------------------------------------------------------------
+    def _streams(self) -> None:
+        init, train, part = np.random.SeedSequence([int(self.config.seed), 2019]).spawn(3)
+        as_seed = lambda ss: int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))  # noqa: E731
+        self.init_gen = torch.Generator().manual_seed(as_seed(init))
+        self.train_gen = torch.Generator().manual_seed(as_seed(train))
+        self.partition_rng = np.random.default_rng(part)
+
+    def _build(self, N: int) -> None:
+        cfg = self.config
+        d = int(self.X_.shape[1])
+        c = 0 if self.cond_ is None else 1
+        k = int(cfg.num_teachers) if cfg.num_teachers is not None else self._default_num_teachers()
+        if cfg.critic_batch_source == "own_partition" and k > N:
+            raise ValueError(f"own_partition needs num_teachers <= N; got {k} critic steps for {N} rows")
+        B = 64 if cfg.hyperparameters == "paper" else int(cfg.batch_size)
+        if cfg.harness:
+            B = max(1, min(B, N // k))
+        cap = N if cfg.critic_batch_source == "all_rows" else N // k
+        if B > cap:
+            raise ValueError(
+                f"batch_size {B} exceeds the {cap} rows a critic step can draw (upstream would crash); "
+                "use harness=True (batch min(B, N//k)) or a smaller batch_size"
+            )
+        self.num_teachers_, self.batch_size_, self.z_dim_ = k, B, d // 4
+        self.max_iter_ = int(cfg.max_iter) if cfg.max_iter is not None else self._default_max_iter()
+        self.sigma_ = float(self._sigma())
+        self.gp_weight_ = float(self._gp_weight(k))
+        h = d
+        if cfg.hyperparameters == "paper":
+            self.G = he_normal_mlp([self.z_dim_ + c, d, max(1, d // 2), d], "relu", "sigmoid", generator=self.init_gen)
+        else:
+            self.G = he_normal_mlp([self.z_dim_ + c, h, h, d], "tanh", "sigmoid", generator=self.init_gen)
+        self.D = he_normal_mlp([d + c, h, h, 1], "relu", "identity", generator=self.init_gen)
+        self.opt_G = torch.optim.Adam(self.G.parameters(), lr=cfg.learning_rate, betas=(0.5, 0.999), eps=1e-8)
+        self.opt_D = torch.optim.Adam(self.D.parameters(), lr=cfg.learning_rate, betas=(0.5, 0.999), eps=1e-8)
+        if cfg.critic_batch_source == "own_partition":
+            self.blocks_ = [torch.as_tensor(b) for b in balanced_blocks(N, k, rng=self.partition_rng)]
+        else:
+            self.blocks_ = None
+
+    # -- training ------------------------------------------------------------------------------
+    def _draw_rows(self, t: int, N: int) -> torch.Tensor:
+        B = self.batch_size_
+        if self.blocks_ is None:  # V3/V6: B distinct rows from all N rows
+            return torch.randperm(N, generator=self.train_gen)[:B]
+        block = self.blocks_[t]
+        return block[torch.randperm(len(block), generator=self.train_gen)[:B]]
+
+    def _with_cond(self, x: torch.Tensor, y: torch.Tensor | None) -> torch.Tensor:
+        return x if y is None else torch.cat([x, y[:, None]], dim=1)
+
+    def _latent(self, n: int, gen: torch.Generator) -> torch.Tensor:
+        return torch.rand(n, self.z_dim_, generator=gen) * 2.0 - 1.0  # U(-1, 1)
+
+    def _critic_step(self, rows: torch.Tensor) -> torch.Tensor:
+        """One WGAN-GP critic step on ``rows``; returns the number of flipped indicator labels."""
+        B, gen = len(rows), self.train_gen
+        real = self.X_[rows]
+        y = None if self.cond_ is None else self.cond_[rows]
+        with torch.no_grad():
+            fake = self.G(self._with_cond(self._latent(B, gen), y))
+        base = torch.cat([torch.ones(B), torch.zeros(B)])
+        M = ((base + torch.randn(2 * B, generator=gen) * self.sigma_) > 0.5).to(torch.float32)
+        e = torch.rand(B, 1, generator=gen)
+        x_hat = (e * real + (1.0 - e) * fake).requires_grad_(True)
+        # one critic pass over [real; fake; x_hat] (the critic is row-wise)
+        yy = None if y is None else torch.cat([y, y, y])
+        out = self.D(self._with_cond(torch.cat([real, fake, x_hat]), yy))[:, 0]
+        d_all, d_hat = out[: 2 * B], out[2 * B:]
+        (grad,) = torch.autograd.grad(d_hat.sum(), x_hat, create_graph=True)
+        norm = torch.sqrt((grad * grad + GP_EPS).sum(dim=1))
+        loss = ((1.0 - M) * d_all).mean() - (M * d_all).mean() + self.gp_weight_ * ((norm - 1.0) ** 2).mean()
+        self.opt_D.zero_grad(set_to_none=True)
+        loss.backward()
+        self.opt_D.step()
+        return (M != base).sum()
+
+    def _generator_step(self, N: int) -> None:
+        B, gen = self.batch_size_, self.train_gen
+        y = None if self.cond_ is None else self.cond_[torch.randperm(N, generator=gen)[:B]]
+        fake = self.G(self._with_cond(self._latent(B, gen), y))
+        loss = -self.D(self._with_cond(fake, y)).mean()
+        self.opt_G.zero_grad(set_to_none=True)
+        loss.backward()
+        self.opt_G.step()
+
+    def _fit(self, df: pd.DataFrame, label: str | None) -> None:
+        self._streams()
+        self._prepare(df, label)
+        N = int(self.X_.shape[0])
+        self._build(N)
+        k, B = self.num_teachers_, self.batch_size_
+        seen = np.zeros((k, N), dtype=bool)
+        flips = torch.zeros(self.max_iter_, dtype=torch.int64)
+        self.trace.extra.update(
+            sigma=self.sigma_, num_teachers=k, batch_size=B, gp_weight=self.gp_weight_, z_dim=self.z_dim_,
+            max_iter=self.max_iter_, num_critics=1,
+        )
+        it = 0
+        try:
+            for it in range(self.max_iter_):
+                for t in range(k):
+                    rows = self._draw_rows(t, N)
+                    seen[t, rows.numpy()] = True
+                    flips[it] += self._critic_step(rows)
+                self._generator_step(N)
+                self._after_iteration(it)
+        finally:
+            done = self.trace.iterations
+            self.trace.teacher_rows = [set(np.flatnonzero(r).tolist()) for r in seen]
+            self.trace.extra["label_flips"] = flips[:done].numpy() / float(2 * B * k)
+            if self.blocks_ is not None:
+                self.trace.extra["blocks"] = [b.numpy() for b in self.blocks_]
+
+    # -- sampling ------------------------------------------------------------------------------
+    def _generate(self, n: int, cond: torch.Tensor | None, gen: torch.Generator) -> np.ndarray:
+        with torch.no_grad():
+            out = self.G(self._with_cond(self._latent(n, gen), cond))
+        return out.to(torch.float64).numpy()

@@ -1,0 +1,180 @@
+"""Figures of the DP audit (paper §6.2: Figs. 5 and 12; our ablation and channel comparison).
+
+Conventions of the paper (protocols spec D.8): horizontal bars, one per implementation,
+``original`` at the top, x = ε_emp on a *linear* axis, a dashed vertical line at the
+theoretical ε = 1. We add the paper's value beside each bar (a black tick and its number) and a
+dotted line at the largest ε_emp the sample size can show (the "ceiling", protocols spec D.6),
+without which small-profile bars cannot be read. Every function takes tidy records (the output
+of :func:`pategan_audit.auditing.run_settings`) and an optional ``ax``, and returns the figure.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from .theme import IMPLEMENTATION_COLORS, IMPLEMENTATION_ORDER
+
+__all__ = ["ATTACK_TITLES", "plot_epsilon_bars", "plot_figure5", "plot_ablation", "plot_channels"]
+
+ATTACK_TITLES = {"querybased": "(a) Querybased, worst-case dataset", "groundhog": "(b) GroundHog, Cervical Cancer"}
+_EPS_LABEL = r"$\varepsilon_{emp}$"
+
+
+def _axes(ax, figsize):
+    if ax is None:
+        fig, ax = plt.subplots(figsize=figsize)
+        return fig, ax
+    return ax.figure, ax
+
+
+def _ordered(names: Sequence[str]) -> list[str]:
+    known = [n for n in IMPLEMENTATION_ORDER if n in set(names)]
+    return known + sorted(set(names) - set(known))
+
+
+def _check(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what} needs columns {list(columns)}; missing {missing}")
+
+
+def _guides(ax, *, epsilon: float | None, ceiling: float | None) -> None:
+    if epsilon is not None:
+        ax.axvline(epsilon, color="black", linestyle="--", linewidth=1, label=rf"$\varepsilon$ = {epsilon:g}")
+    if ceiling is not None:
+        ax.axvline(ceiling, color="grey", linestyle=":", linewidth=1.2, label=f"ceiling of this sample ({ceiling:.2f})")
+    ax.set_xlim(left=0)
+
+
+def plot_epsilon_bars(
+    values: Mapping[str, float],
+    *,
+    reference: Mapping[str, float] | None = None,
+    epsilon: float | None = 1.0,
+    ceiling: float | None = None,
+    title: str | None = None,
+    ax=None,
+):
+    """One panel of Fig. 5/12: ``values`` {implementation: ε_emp}, original at the top.
+
+    ``reference``: the paper's values {implementation: ε_emp}, drawn as black ticks with the
+    number beside them; ``ceiling``: the perfect-attack bound of this sample size.
+    """
+    fig, ax = _axes(ax, (5.5, 3.2))
+    names = _ordered(list(values))
+    y = np.arange(len(names))[::-1]  # first name at the top
+    ax.barh(y, [values[n] for n in names], color=[IMPLEMENTATION_COLORS.get(n, (0.5, 0.5, 0.5)) for n in names],
+            height=0.65, edgecolor="black", linewidth=0.5)
+    for yi, n in zip(y, names):
+        ax.text(values[n], yi, f" {values[n]:.2f}", va="center", ha="left", fontsize="x-small")
+    if reference:
+        ref = [(yi, reference[n]) for yi, n in zip(y, names) if n in reference and reference[n] is not None]
+        if ref:
+            ax.scatter([r[1] for r in ref], [r[0] for r in ref], marker="|", s=260, color="black", zorder=3, label="paper")
+            for yi, v in ref:
+                ax.text(v, yi + 0.38, f"paper {v:.2f}", va="center", ha="center", fontsize="xx-small")
+    ax.set_yticks(y, names)
+    ax.set_xlabel(_EPS_LABEL)
+    _guides(ax, epsilon=epsilon, ceiling=ceiling)
+    if title:
+        ax.set_title(title, fontsize="medium")
+    ax.legend(loc="lower right", fontsize="x-small")
+    return fig
+
+
+def plot_figure5(
+    records: pd.DataFrame,
+    *,
+    method: str = "clopper_pearson",
+    channel: str = "paper",
+    reference: Mapping[str, Mapping[str, float]] | None = None,
+    ceiling: float | None = None,
+    epsilon: float = 1.0,
+):
+    """Fig. 5 (``method="clopper_pearson"``) or Fig. 12 (``"bayesian"``): panels (a) Querybased,
+    (b) GroundHog from ``records`` (columns attack, implementation, channel, variant, method,
+    epsilon_emp); ``reference``: {attack: {implementation: paper value}}."""
+    _check(records, ["attack", "implementation", "channel", "variant", "method", "epsilon_emp"], "plot_figure5")
+    sel = records[(records["method"] == method) & (records["channel"] == channel) & (records["variant"] == "as benchmarked")]
+    attacks = [a for a in ATTACK_TITLES if a in set(sel["attack"])]
+    if not attacks:
+        raise ValueError(f"no records for method={method!r}, channel={channel!r}")
+    fig, axes = plt.subplots(1, len(attacks), figsize=(5.5 * len(attacks), 3.4), squeeze=False)
+    for ax, attack in zip(axes[0], attacks):
+        part = sel[sel["attack"] == attack]
+        values = dict(zip(part["implementation"], part["epsilon_emp"]))
+        plot_epsilon_bars(values, reference=(reference or {}).get(attack), epsilon=epsilon, ceiling=ceiling,
+                          title=ATTACK_TITLES[attack], ax=ax)
+    fig.tight_layout()
+    return fig
+
+
+def _grouped(ax, table: pd.DataFrame, groups: list[str], series: list[str], colors, *, epsilon, ceiling):
+    n = len(series)
+    height = 0.8 / max(n, 1)
+    y0 = np.arange(len(groups))[::-1]
+    for j, s in enumerate(series):
+        vals = [table.loc[g, s] if (g in table.index and s in table.columns) else np.nan for g in groups]
+        ax.barh(y0 + 0.4 - height * (j + 0.5), vals, height=height * 0.95, color=colors[j], label=s,
+                edgecolor="black", linewidth=0.4)
+    ax.set_yticks(y0, groups)
+    ax.set_xlabel(_EPS_LABEL)
+    _guides(ax, epsilon=epsilon, ceiling=ceiling)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="x-small")
+
+
+def plot_ablation(
+    records: pd.DataFrame,
+    *,
+    attack: str = "querybased",
+    method: str = "clopper_pearson",
+    ceiling: float | None = None,
+    epsilon: float = 1.0,
+    ax=None,
+):
+    """ε_emp per implementation (rows) and variant (bars: as benchmarked, each violation fixed
+    alone, all fixed), from records with a ``variant`` column."""
+    _check(records, ["attack", "implementation", "variant", "method", "epsilon_emp"], "plot_ablation")
+    sel = records[(records["attack"] == attack) & (records["method"] == method)]
+    if "channel" in sel.columns:
+        sel = sel[sel["channel"] == "paper"]
+    if sel.empty:
+        raise ValueError(f"no ablation records for attack={attack!r}, method={method!r}")
+    names = _ordered(sel["implementation"].unique())
+    variants = list(dict.fromkeys(["as benchmarked", *sorted(v for v in sel["variant"].unique() if v not in ("as benchmarked", "all fixed")), "all fixed"]))
+    variants = [v for v in variants if v in set(sel["variant"])]
+    table = sel.pivot_table(index="implementation", columns="variant", values="epsilon_emp", aggfunc="first")
+    fig, ax = _axes(ax, (7.0, 0.9 + 0.75 * len(names) * max(1, len(variants)) / 3))
+    colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.9, len(variants)))
+    _grouped(ax, table, names, variants, colors, epsilon=epsilon, ceiling=ceiling)
+    ax.set_title(f"Ablation: one violation fixed at a time ({attack})", fontsize="medium")
+    return fig
+
+
+def plot_channels(
+    records: pd.DataFrame,
+    *,
+    method: str = "clopper_pearson",
+    ceiling: float | None = None,
+    epsilon: float = 1.0,
+):
+    """Paper channel vs controlled channel (fixed synthetic size, public bounds), one panel per
+    attack, two bars per implementation."""
+    _check(records, ["attack", "implementation", "channel", "variant", "method", "epsilon_emp"], "plot_channels")
+    sel = records[(records["method"] == method) & (records["variant"] == "as benchmarked")]
+    attacks = [a for a in ATTACK_TITLES if a in set(sel["attack"])]
+    if not attacks:
+        raise ValueError(f"no records for method={method!r}")
+    fig, axes = plt.subplots(1, len(attacks), figsize=(6.0 * len(attacks), 3.8), squeeze=False)
+    for ax, attack in zip(axes[0], attacks):
+        part = sel[sel["attack"] == attack]
+        table = part.pivot_table(index="implementation", columns="channel", values="epsilon_emp", aggfunc="first")
+        series = [c for c in ("paper", "controlled") if c in table.columns]
+        _grouped(ax, table, _ordered(part["implementation"].unique()), series,
+                 [(0.35, 0.35, 0.35), (0.85, 0.85, 0.85)][: len(series)], epsilon=epsilon, ceiling=ceiling)
+        ax.set_title(ATTACK_TITLES[attack], fontsize="medium")
+    fig.tight_layout()
+    return fig

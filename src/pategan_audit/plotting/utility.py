@@ -1,0 +1,174 @@
+"""Figures of the utility benchmark (paper §5, App. C: Figs. 1, 6-10; Tables 5, 8-10 as heat maps).
+
+Conventions of the paper (protocols spec B.11): x = ε on a log axis up to 100, labelled
+"epsilon (with delta = 10^-5)"; one line + marker per implementation in the fixed legend order
+and colours of :mod:`pategan_audit.plotting.theme`; a black dotted horizontal line for the
+majority baseline; black horizontal tick marks labelled "Paper" for the [49] values read off
+[49]'s figures; no error bars (except Fig. 8, mean ± SE). Each function takes data (tidy
+frames) and an optional ``ax`` and returns the figure; nothing here uses the pyplot state
+machine beyond creating a figure.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from .theme import IMPLEMENTATION_COLORS, IMPLEMENTATION_MARKERS, IMPLEMENTATION_ORDER
+
+__all__ = ["EPSILON_LABEL", "plot_epsilon_sweep", "plot_mean_se", "plot_classifier_heatmap"]
+
+EPSILON_LABEL = r"epsilon (with delta = $10^{-5}$)"
+
+
+def _axes(ax, figsize=(6.0, 4.0)):
+    if ax is None:
+        fig, ax = plt.subplots(figsize=figsize)
+        return fig, ax
+    return ax.figure, ax
+
+
+def _ordered(names: Sequence[str]) -> list[str]:
+    known = [n for n in IMPLEMENTATION_ORDER if n in set(names)]
+    return known + sorted(set(names) - set(known))
+
+
+def _style(name: str) -> dict:
+    return {
+        "color": IMPLEMENTATION_COLORS.get(name, (0.5, 0.5, 0.5)),
+        "marker": IMPLEMENTATION_MARKERS.get(name, "o"),
+        "linestyle": "--" if name == "corrected" else "-",
+    }
+
+
+def _check_columns(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what} needs columns {list(columns)}; missing {missing}")
+
+
+def _decorate_epsilon_axis(ax, *, ylabel: str, ylim_bottom: float | None, ylim_top: float | None) -> None:
+    ax.set_xscale("log")
+    ax.set_xlim(right=100)
+    ax.set_xlabel(EPSILON_LABEL)
+    ax.set_ylabel(ylabel)
+    if ylim_bottom is not None or ylim_top is not None:
+        ax.set_ylim(bottom=ylim_bottom, top=ylim_top)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+
+
+def plot_epsilon_sweep(
+    series: pd.DataFrame,
+    *,
+    metric: str = "AUROC",
+    value: str = "value",
+    baseline: float | None = None,
+    paper_marks: Mapping[float, float] | None = None,
+    reference: pd.DataFrame | None = None,
+    title: str | None = None,
+    ylim_bottom: float | None = None,
+    ylim_top: float | None = None,
+    ax=None,
+):
+    """Figs. 1, 6, 7, 9, 10: a best-of-n utility statistic against ε, one line per implementation.
+
+    series: tidy frame with columns ``implementation``, ``epsilon`` and ``value`` (our numbers).
+    baseline: majority-baseline value (AUROC 0.5; AUPRC = test prevalence), black dotted line.
+    paper_marks: {ε: value} of [49] (hand-read in [code], B.11), black tick marks "Paper".
+    reference: optional tidy frame (same columns) of the paper's own curves, drawn faint and
+        dashed in the implementation's colour so that each line sits beside its printed value.
+    """
+    _check_columns(series, ("implementation", "epsilon", value), "plot_epsilon_sweep(series)")
+    fig, ax = _axes(ax)
+    for name in _ordered(series["implementation"].unique()):
+        part = series[series["implementation"] == name].sort_values("epsilon")
+        ax.plot(part["epsilon"], part[value], label=name, markersize=6, linewidth=1.6, **_style(name))
+        if reference is not None:
+            ref = reference[reference["implementation"] == name].dropna(subset=[value]).sort_values("epsilon")
+            if len(ref):
+                st = _style(name)
+                ax.plot(ref["epsilon"], ref[value], color=st["color"], marker=st["marker"], linestyle=":",
+                        alpha=0.35, markersize=4, linewidth=1.0)
+    if baseline is not None:
+        ax.axhline(baseline, color="black", linestyle=":", linewidth=1.2, label="baseline")
+    if paper_marks:
+        eps = np.array(sorted(paper_marks), dtype=float)
+        ax.plot(eps, [paper_marks[e] for e in eps], linestyle="none", marker="_", markersize=18,
+                markeredgewidth=2.5, color="black", label="Paper")
+    if reference is not None:
+        ax.plot([], [], color="grey", linestyle=":", alpha=0.5, label="this paper (printed)")
+    if title:
+        ax.set_title(title)
+    _decorate_epsilon_axis(ax, ylabel=metric, ylim_bottom=ylim_bottom, ylim_top=ylim_top)
+    return fig
+
+
+def plot_mean_se(
+    stats: pd.DataFrame,
+    *,
+    metric: str = "AUROC",
+    baseline: float | None = 0.5,
+    reference: pd.DataFrame | None = None,
+    title: str | None = None,
+    ax=None,
+):
+    """Fig. 8: mean over synthetic tables of the 12-classifier mean, ± one standard error.
+
+    stats: columns ``implementation``, ``epsilon``, ``mean``, ``se`` (SE NaN = one table, no bar).
+    reference: optional paper values with the same columns, drawn faint.
+    """
+    _check_columns(stats, ("implementation", "epsilon", "mean", "se"), "plot_mean_se(stats)")
+    fig, ax = _axes(ax)
+    for name in _ordered(stats["implementation"].unique()):
+        part = stats[stats["implementation"] == name].sort_values("epsilon")
+        ax.errorbar(part["epsilon"], part["mean"], yerr=part["se"].fillna(0.0), label=name, capsize=3,
+                    markersize=6, linewidth=1.6, **_style(name))
+        if reference is not None:
+            ref = reference[reference["implementation"] == name].dropna(subset=["mean"]).sort_values("epsilon")
+            if len(ref):
+                st = _style(name)
+                ax.plot(ref["epsilon"], ref["mean"], color=st["color"], marker=st["marker"], linestyle=":",
+                        alpha=0.35, markersize=4, linewidth=1.0)
+    if baseline is not None:
+        ax.axhline(baseline, color="black", linestyle=":", linewidth=1.2, label="baseline")
+    if reference is not None:
+        ax.plot([], [], color="grey", linestyle=":", alpha=0.5, label="this paper (proposed statistic on [rec])")
+    if title:
+        ax.set_title(title)
+    _decorate_epsilon_axis(ax, ylabel=f"{metric} (mean ± SE)", ylim_bottom=None, ylim_top=None)
+    return fig
+
+
+def plot_classifier_heatmap(
+    table: pd.DataFrame,
+    *,
+    title: str | None = None,
+    center: float | None = None,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    cmap: str | None = None,
+    fmt: str = ".2f",
+    ax=None,
+):
+    """Tables 5, 8, 9, 10 as a heat map: rows = classifiers, columns = implementations.
+
+    For a difference table (ours − paper) pass ``center=0`` to use a diverging colour map.
+    """
+    import seaborn as sns
+
+    if not isinstance(table, pd.DataFrame) or table.empty:
+        raise ValueError("plot_classifier_heatmap needs a non-empty DataFrame (classifiers x implementations)")
+    cols = _ordered(list(table.columns))
+    data = table[cols].astype(float)
+    fig, ax = _axes(ax, figsize=(1.0 + 0.9 * len(cols), 0.9 + 0.38 * len(data)))
+    if cmap is None:
+        cmap = "RdBu" if center is not None else "viridis"
+    sns.heatmap(data, ax=ax, annot=True, fmt=fmt, cmap=cmap, center=center, vmin=vmin, vmax=vmax,
+                cbar=True, linewidths=0.5, annot_kws={"fontsize": 8})
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    if title:
+        ax.set_title(title)
+    return fig

@@ -1,0 +1,147 @@
+"""The distinguishing game (protocols spec D.1) with the two calibration generators."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pategan_audit import datasets
+from pategan_audit.auditing import game as game_mod
+from pategan_audit.auditing.attacks import random_forest_attack, split_sizes
+from pategan_audit.auditing.bounds import perfect_attack_ceiling
+from pategan_audit.auditing.calibration import IgnoreFactory, ReleaseFactory, ReleaseTrainingData
+from pategan_audit.auditing.featurisers import QueryFeaturiser
+from pategan_audit.auditing.game import restore_dtypes, run_game, shadow_seed
+
+D_OUT, D_IN = datasets.worst_case("out"), datasets.worst_case("in")
+N = 40  # 16 / 8 / 16 per world
+
+
+def _audit(game, methods=("clopper_pearson",)):
+    n_train, n_valid, _ = split_sizes(game.n_per_world)
+    return random_forest_attack(features_out=game.features_out, features_in=game.features_in,
+                                n_train=n_train, n_valid=n_valid, methods=methods)
+
+
+def test_releasing_the_data_audits_at_the_ceiling():
+    g = run_game(ReleaseFactory(), D_OUT, D_IN, n_per_world=N, featurise=QueryFeaturiser(), cache_namespace=None)
+    assert g.features_out.shape == (N, 8) and g.n_synth_rows == {"out": 4, "in": 5}
+    res = _audit(g, methods=("clopper_pearson", "bayesian"))
+    assert res["clopper_pearson"].epsilon == pytest.approx(perfect_attack_ceiling(n_per_world=16))  # 1.35 (F.3)
+    assert res["bayesian"].epsilon == pytest.approx(perfect_attack_ceiling(n_per_world=16, method="bayesian"))
+
+
+def test_ignoring_the_data_audits_near_zero_when_size_is_controlled():
+    g = run_game(IgnoreFactory(), D_OUT, D_IN, n_per_world=N, n_synth_rows=5, featurise=QueryFeaturiser(),
+                 cache_namespace=None, seed=3)
+    assert g.n_synth_rows == {"out": 5, "in": 5}
+    assert _audit(g)["clopper_pearson"].epsilon < 0.5
+
+
+def test_size_channel_leaks_even_for_a_generator_that_ignores_its_data():
+    # D.9: a generator that always outputs (0,0,0) and ignores its data is perfectly private,
+    # but with 4 vs 5 synthetic rows count_000 reveals the world
+    always_zero = IgnoreFactory(support=(0.0,))
+    g = run_game(always_zero, D_OUT, D_IN, n_per_world=N, featurise=QueryFeaturiser(), cache_namespace=None)
+    np.testing.assert_array_equal(g.features_out[:, 0], 4)
+    np.testing.assert_array_equal(g.features_in[:, 0], 5)
+    assert _audit(g)["clopper_pearson"].epsilon == pytest.approx(perfect_attack_ceiling(n_per_world=16))
+    same_size = run_game(always_zero, D_OUT, D_IN, n_per_world=N, n_synth_rows=5, featurise=QueryFeaturiser(),
+                         cache_namespace=None)
+    assert _audit(same_size)["clopper_pearson"].epsilon == 0.0
+
+
+def test_seeds_are_independent_per_world_and_index():
+    seeds = {shadow_seed(0, w, i) for w in ("out", "in") for i in range(50)}
+    assert len(seeds) == 100
+    assert shadow_seed(0, "in", 3) == shadow_seed(0, "in", 3) != shadow_seed(1, "in", 3)
+    with pytest.raises(ValueError, match="world"):
+        shadow_seed(0, "both", 0)
+
+
+def test_parallel_equals_sequential():
+    kwargs = dict(n_per_world=10, n_synth_rows=5, featurise=QueryFeaturiser(), cache_namespace=None, seed=11)
+    seq = run_game(IgnoreFactory(), D_OUT, D_IN, n_jobs=1, **kwargs)
+    par = run_game(IgnoreFactory(), D_OUT, D_IN, n_jobs=2, **kwargs)
+    np.testing.assert_array_equal(seq.features_out, par.features_out)
+    np.testing.assert_array_equal(seq.features_in, par.features_in)
+    assert seq.seeds == par.seeds
+
+
+FITS: list[int] = []
+
+
+@dataclass(frozen=True)
+class CountingRelease:
+    """ReleaseFactory that records each model it builds (and can fail after ``fail_after`` builds)."""
+
+    fail_after: int = -1
+
+    def __call__(self, seed: int) -> ReleaseTrainingData:
+        if 0 <= self.fail_after <= len(FITS):
+            raise RuntimeError("simulated crash")
+        FITS.append(seed)
+        return ReleaseTrainingData(seed=seed)
+
+
+def test_interrupted_game_resumes_from_cache(tmp_path):
+    FITS.clear()
+    # the cache key names the setting explicitly, so the crashing factory shares it
+    kwargs = dict(n_per_world=6, featurise=QueryFeaturiser(), cache_namespace="audit_test", cache_dir=tmp_path,
+                  cache_key={"setting": "resume-test", "generator": "counting release"}, seed=5)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        run_game(CountingRelease(fail_after=4), D_OUT, D_IN, **kwargs)
+    assert len(FITS) == 4
+    # same setting key, no crash: only the 8 missing shadow models are trained
+    full = run_game(CountingRelease(), D_OUT, D_IN, **kwargs)
+    assert len(FITS) == 12
+    again = run_game(CountingRelease(), D_OUT, D_IN, **kwargs)
+    assert len(FITS) == 12  # everything read back
+    np.testing.assert_array_equal(full.features_in, again.features_in)
+    files = sorted((tmp_path / "audit_test").glob("*.pkl"))
+    assert len(files) == 12
+
+
+def test_cache_key_separates_settings(tmp_path):
+    FITS.clear()
+    kwargs = dict(n_per_world=2, featurise=QueryFeaturiser(), cache_namespace="audit_test", cache_dir=tmp_path)
+    run_game(CountingRelease(), D_OUT, D_IN, **kwargs)
+    assert len(FITS) == 4
+    # 5 rows in both worlds: new out-world entries; the in world already drew 5 rows -> reused
+    run_game(CountingRelease(), D_OUT, D_IN, n_synth_rows=5, **kwargs)
+    assert len(FITS) == 6
+    run_game(CountingRelease(), D_OUT, D_IN, seed=1, **kwargs)  # other seeds -> new entries
+    assert len(FITS) == 10
+
+
+def test_undescribable_factories_need_a_cache_key_or_no_cache():
+    with pytest.raises(ValueError, match="cannot describe"):
+        run_game(lambda s: ReleaseTrainingData(seed=s), D_OUT, D_IN, n_per_world=2, featurise=QueryFeaturiser())
+    g = run_game(lambda s: ReleaseTrainingData(seed=s), D_OUT, D_IN, n_per_world=2, featurise=QueryFeaturiser(),
+                 cache_namespace=None)
+    assert g.n_per_world == 2
+
+
+def test_input_validation():
+    f = QueryFeaturiser()
+    with pytest.raises(ValueError, match="n_synth_rows"):
+        run_game(ReleaseFactory(), D_OUT, D_IN, n_per_world=2, n_synth_rows="same", featurise=f, cache_namespace=None)
+    with pytest.raises(ValueError, match="same columns"):
+        run_game(ReleaseFactory(), D_OUT, D_IN.rename(columns={"A": "Z"}), n_per_world=2, featurise=f, cache_namespace=None)
+    with pytest.raises(ValueError, match="n_per_world"):
+        run_game(ReleaseFactory(), D_OUT, D_IN, n_per_world=0, featurise=f, cache_namespace=None)
+
+
+def test_restore_dtypes_rounds_integers():
+    synth = pd.DataFrame({"A": [0.4, 0.6, 1.49], "x": [1, 2, 3]})
+    out = restore_dtypes(synth, pd.Series({"A": np.dtype("int64"), "x": np.dtype("float64")}))
+    assert out["A"].tolist() == [0, 1, 1] and out["A"].dtype == np.int64 and out["x"].dtype == np.float64
+    nan = restore_dtypes(pd.DataFrame({"A": [np.nan, 0.7]}), pd.Series({"A": np.dtype("int64")}))
+    assert np.isnan(nan["A"][0]) and nan["A"][1] == 1.0
+
+
+def test_describe():
+    assert game_mod.describe(QueryFeaturiser())["class"].endswith("QueryFeaturiser")
+    assert game_mod.describe(restore_dtypes) == "pategan_audit.auditing.game.restore_dtypes"

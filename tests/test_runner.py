@@ -1,0 +1,129 @@
+"""Tests of the result cache (resume, atomic writes) and the parallel map (joblib, Dask)."""
+from __future__ import annotations
+
+import os
+import pickle
+
+import pytest
+
+from pategan_audit import runner
+
+
+def square(x: int) -> int:
+    return x * x
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_second_call_reads_the_cache(cache):
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"value": 42}
+
+    cfg = {"dataset": "cervical_cancer", "epsilon": 1.0}
+    assert runner.cached(cfg, compute, namespace="t") == {"value": 42}
+    assert runner.cached(cfg, compute, namespace="t") == {"value": 42}
+    assert len(calls) == 1
+    assert runner.cached({**cfg, "epsilon": 1.0000001}, compute, namespace="t") == {"value": 42}
+    assert len(calls) == 2  # a different config is a different entry
+    runner.cached(cfg, compute, namespace="t", refresh=True)
+    assert len(calls) == 3
+
+
+def test_entry_records_config_and_source(cache):
+    runner.cached({"a": 1}, lambda: 7, namespace="t")
+    (path,) = (cache / "t").glob("*.pkl")
+    entry = pickle.loads(path.read_bytes())
+    assert entry["result"] == 7 and entry["config"] == {"a": 1} and entry["source"] == runner.source_hash()
+
+
+def test_config_hash_is_stable_and_order_free():
+    a = runner.config_hash({"x": 1, "y": [1.0, "b"]}, namespace="n")
+    b = runner.config_hash({"y": [1.0, "b"], "x": 1}, namespace="n")
+    assert a == b and a != runner.config_hash({"x": 1, "y": [1.0, "b"]}, namespace="other")
+    with pytest.raises(TypeError, match="cannot be hashed"):
+        runner.config_hash({"f": object()})
+
+
+def test_an_interrupted_grid_resumes(cache):
+    computed = []
+
+    def job(x, fail_at=None):
+        def compute():
+            if x == fail_at:
+                raise KeyboardInterrupt  # the user stops the run in the middle of item 3
+            computed.append(x)
+            return x * 10
+        return runner.cached({"x": x}, compute, namespace="grid")
+
+    with pytest.raises(KeyboardInterrupt):
+        [job(x, fail_at=3) for x in range(6)]
+    assert computed == [0, 1, 2]
+    computed.clear()
+    assert [job(x) for x in range(6)] == [0, 10, 20, 30, 40, 50]
+    assert computed == [3, 4, 5]  # finished items are read back, the rest computed
+
+
+def test_a_crash_while_writing_leaves_no_entry_and_no_temp_file(cache, monkeypatch):
+    real_fsync = os.fsync
+
+    def crash(fd):
+        raise OSError("disk full (simulated)")
+
+    monkeypatch.setattr(runner.os, "fsync", crash)
+    with pytest.raises(OSError, match="simulated"):
+        runner.cached({"a": 1}, lambda: "payload", namespace="t")
+    assert list((cache / "t").iterdir()) == []  # neither a truncated entry nor a leftover temp file
+    monkeypatch.setattr(runner.os, "fsync", real_fsync)
+    calls = []
+    assert runner.cached({"a": 1}, lambda: calls.append(1) or "payload", namespace="t") == "payload"
+    assert calls == [1]  # recomputed after the failed write
+
+
+def test_atomic_write_keeps_the_old_file_when_replacing_fails(tmp_path, monkeypatch):
+    target = tmp_path / "out.txt"
+    runner.atomic_write_text(target, "old")
+
+    def fail(src, dst):
+        raise OSError("rename failed (simulated)")
+
+    monkeypatch.setattr(runner.os, "replace", fail)
+    with pytest.raises(OSError):
+        runner.atomic_write_text(target, "new")
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_an_unreadable_entry_is_recomputed(cache):
+    runner.cached({"a": 2}, lambda: 1, namespace="t")
+    (path,) = (cache / "t").glob("*.pkl")
+    path.write_bytes(b"not a pickle")
+    assert runner.cached({"a": 2}, lambda: 2, namespace="t") == 2
+
+
+def test_parallel_map_keeps_order_in_process_and_with_joblib():
+    items = list(range(7))
+    assert runner.parallel_map(square, items, n_jobs=1) == [x * x for x in items]
+    assert runner.parallel_map(square, items, n_jobs=2, backend="threading") == [x * x for x in items]
+    with pytest.raises(ValueError, match="unknown backend"):
+        runner.parallel_map(square, items, n_jobs=2, backend="mpi")
+
+
+def test_parallel_map_with_loky_processes():
+    assert runner.parallel_map(square, range(5), n_jobs=2) == [0, 1, 4, 9, 16]
+
+
+def test_dask_backend_gives_the_joblib_result():
+    distributed = pytest.importorskip("distributed")
+    items = list(range(9))
+    expected = runner.parallel_map(square, items, n_jobs=2)  # joblib, loky processes
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+        with distributed.Client(cluster):
+            got = runner.parallel_map(square, items, n_jobs=2, backend="dask")
+    assert got == expected

@@ -11,8 +11,9 @@ notebook fails the build; its partially executed copy is kept under
 ``book/_build/failed/<name>.ipynb`` for inspection.
 
 Configuration (``_config.yml`` -> ``sphinx.config``):
-``pategan_audit_notebooks`` (list of names) and ``pategan_audit_profile`` (default
-"book"); the environment variable ``PATEGAN_AUDIT_PROFILE`` overrides the profile (CI uses
+``pategan_audit_notebooks`` (list of names, executed in order), ``pategan_audit_profile``
+(default "book") and ``pategan_audit_always_run`` (pages such as the scorecard that read the
+other pages' results and are cheap, so they always re-execute); the environment variable ``PATEGAN_AUDIT_PROFILE`` overrides the profile (CI uses
 "smoke").
 """
 from __future__ import annotations
@@ -94,9 +95,10 @@ def _on_builder_inited(app) -> None:
     repo = book_dir.parent
     profile = os.environ.get("PATEGAN_AUDIT_PROFILE", app.config.pategan_audit_profile)
     force = os.environ.get("PATEGAN_AUDIT_FORCE", "") not in ("", "0")
+    always = set(app.config.pategan_audit_always_run)
     for name in app.config.pategan_audit_notebooks:
         try:
-            execute_notebook(repo, book_dir, name, {"profile": profile}, force=force)
+            execute_notebook(repo, book_dir, name, {"profile": profile}, force=force or name in always)
         except Exception as exc:
             raise ExtensionError(str(exc)) from exc
 
@@ -104,5 +106,6 @@ def _on_builder_inited(app) -> None:
 def setup(app):
     app.add_config_value("pategan_audit_notebooks", [], "env")
     app.add_config_value("pategan_audit_profile", "book", "env")
+    app.add_config_value("pategan_audit_always_run", [], "env")  # cheap pages reading other pages' results
     app.connect("builder-inited", _on_builder_inited)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -171,7 +171,7 @@ def test_run_cell_is_cached(cervical, cache):
 def test_run_cells_dedupes_and_resumes_after_an_interruption(cache, monkeypatch):
     calls = []
 
-    def fake_factory(cell, k):
+    def fake_factory(cell, k, data):
         def make(seed):
             calls.append(cell.epsilon)
             if cell.epsilon == 3.0 and fail["on"]:
@@ -333,7 +333,7 @@ def test_unknown_profile_raises():
 
 def test_run_cells_on_a_dask_cluster_matches_the_local_run(tmp_path, monkeypatch):
     distributed = pytest.importorskip("distributed")
-    monkeypatch.setattr(R, "_default_factory", lambda cell, k: NoisyResampler)
+    monkeypatch.setattr(R, "_default_factory", lambda cell, k, data: NoisyResampler)
     cells = [_cell(epsilon=e, n_models=1, n_tables=1) for e in (1.0, 2.0, 3.0)]
     local = U.run_cells(cells, n_jobs=1, cache_dir=tmp_path / "a", desc=None)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:

@@ -53,10 +53,19 @@ def resolve_teachers(cell: UtilityCell, n_train: int) -> int:
     return teacher_count(n_train=n_train, ratio=teacher_ratio(cell.dataset))
 
 
-def _default_factory(cell: UtilityCell, k: int) -> Callable[[int], Any]:
-    from ..implementations import create  # written concurrently; imported lazily
+def _default_factory(cell: UtilityCell, k: int, data: Any) -> Callable[[int], Any]:
+    """``seed -> implementations.create(...)`` with the cell's settings, ``record=False``, and the
+    training split's bounds as ``public_bounds`` for presets that never read bounds from the data
+    (``corrected``; the paper treats these bounds as public, §5)."""
+    import dataclasses
+
+    from ..implementations import create, get_config_class  # written concurrently; imported lazily
 
     overrides = {"record": False, **dict(cell.overrides)}
+    fields = {f.name: f for f in dataclasses.fields(get_config_class(cell.implementation))}
+    if "bounds" in fields and "public_bounds" in fields and overrides.get("public_bounds") is None:
+        if overrides.get("bounds", fields["bounds"].default) == "public":
+            overrides["public_bounds"] = dict(data.bounds)
 
     def make(seed: int):
         return create(
@@ -100,7 +109,7 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
     data = data if data is not None else load_dataset(cell.dataset, cell.subsample)
     train, test = data.train, data.test
     k = resolve_teachers(cell, len(train))
-    make = make_generator if make_generator is not None else _default_factory(cell, k)
+    make = make_generator if make_generator is not None else _default_factory(cell, k, data)
     base = {
         "dataset": cell.dataset, "implementation": cell.implementation, "epsilon": cell.epsilon, "delta": cell.delta,
         "num_teachers": k, "variant": cell.variant, "n_train": len(train), **_knob_columns(cell),

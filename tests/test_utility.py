@@ -200,7 +200,7 @@ def _hand_table() -> pd.DataFrame:
         (0, "B", 0.80, 0.20), (1, "B", 0.55, 0.40),
     ]
     return pd.DataFrame([
-        {"dataset": "d", "implementation": "x", "epsilon": 1.0, "num_teachers": 2, "variant": "default",
+        {"cell": "c0", "dataset": "d", "implementation": "x", "epsilon": 1.0, "num_teachers": 2, "variant": "default",
          "model": 0, "table": t, "classifier": c, "auroc": a, "auprc": p} for t, c, a, p in rows
     ])
 
@@ -341,3 +341,64 @@ def test_run_cells_on_a_dask_cluster_matches_the_local_run(tmp_path, monkeypatch
             remote = U.run_cells(cells, n_jobs=2, backend="dask", cache_dir=tmp_path / "b", desc=None)
     cols = ["epsilon", "model", "table", "classifier", "auroc", "auprc"]
     pd.testing.assert_frame_equal(local[cols], remote[cols])
+
+
+# -- the real presets through the default factory ---------------------------------------------------
+
+@pytest.mark.parametrize("name", ["turing", "corrected"])
+def test_real_presets_run_through_a_cell(name, cervical):
+    # corrected never reads bounds from the data: the factory must hand it the split's bounds
+    cell = U.UtilityCell(dataset="cervical_cancer", implementation=name, epsilon=1.0, max_iter=2,
+                         classifiers=("GaussianNB", "LDA"))
+    df = U.evaluate_cell(cell, data=cervical)
+    assert (df["status"] == "ok").all() and df["auroc"].between(0, 1).all() and len(df) == 2
+
+
+def test_smartnoise_below_its_floor_is_not_trained(cervical):
+    # B.5: smartnoise checks the budget before its first iteration; log(1e5)/100 = 0.115 > 0.05
+    cell = U.UtilityCell(dataset="cervical_cancer", implementation="smartnoise", epsilon=0.05, max_iter=2,
+                         classifiers=("GaussianNB",))
+    df = U.evaluate_cell(cell, data=cervical)
+    assert (df["status"] == "not_trained").all()
+
+
+def test_public_names_exist():
+    import pategan_audit.classifiers as C
+    import pategan_audit.plotting.utility as PU
+    from pategan_audit.utility import tables
+
+    for module in (U, C, PU, tables):
+        missing = [n for n in module.__all__ if not hasattr(module, n)]
+        assert not missing, f"{module.__name__}.__all__ lists undefined names {missing}"
+
+
+# -- figures (protocols spec B.11) ---------------------------------------------------------------------
+
+def _series():
+    return pd.DataFrame([{"implementation": i, "epsilon": e, "value": 0.5 + 0.01 * j + 0.02 * np.log10(e)}
+                         for j, i in enumerate(("turing", "original", "corrected")) for e in (0.1, 1.0, 10.0)])
+
+
+def test_epsilon_sweep_keeps_the_papers_axes():
+    from pategan_audit.plotting.utility import plot_epsilon_sweep
+
+    fig = plot_epsilon_sweep(_series(), baseline=0.5, paper_marks={1.0: 0.765, 10.0: 0.870}, ylim_bottom=0.32)
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_xlim()[1] == 100 and ax.get_ylim()[0] == pytest.approx(0.32)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["original", "turing", "corrected", "baseline", "Paper"]  # legend in the paper's order
+    with pytest.raises(ValueError, match="columns"):
+        plot_epsilon_sweep(_series().drop(columns="epsilon"))
+
+
+def test_mean_se_and_heatmap_figures():
+    from pategan_audit.plotting.utility import plot_classifier_heatmap, plot_mean_se
+
+    stats = _series().rename(columns={"value": "mean"}).assign(se=0.01)
+    fig = plot_mean_se(stats)
+    assert len(fig.axes[0].containers) == 3  # one error-bar container per implementation
+    table = pd.DataFrame(np.full((2, 2), 0.1), index=["LDA", "MLP"], columns=["turing", "original"])
+    fig = plot_classifier_heatmap(table, center=0)
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["original", "turing"]
+    with pytest.raises(ValueError, match="non-empty"):
+        plot_classifier_heatmap(pd.DataFrame())

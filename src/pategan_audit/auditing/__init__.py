@@ -15,7 +15,7 @@ Map (protocols spec section in brackets):
 | ``audit`` | end-to-end runs → tidy records (H schema), the violation ablation |
 """
 from .attacks import AttackResult, DirectionResult, counts_at_threshold, evaluate_scores, random_forest_attack, select_threshold, split_sizes
-from .audit import ABLATION_PRESETS, ablation_variants, audit_generator, make_settings, run_calibration, run_setting, run_settings
+from .audit import ABLATION_PRESETS, ablation_settings, ablation_variants, audit_generator, make_settings, run_calibration, run_setting, run_settings
 from .bounds import (
     METHODS,
     AttackCounts,
@@ -47,7 +47,7 @@ from .targets import TargetSelection, critic_score, rank_candidates, select_targ
 __all__ = [
     "AttackResult", "DirectionResult", "counts_at_threshold", "evaluate_scores", "random_forest_attack",
     "select_threshold", "split_sizes",
-    "ABLATION_PRESETS", "ablation_variants", "audit_generator", "make_settings", "run_calibration", "run_setting",
+    "ABLATION_PRESETS", "ablation_settings", "ablation_variants", "audit_generator", "make_settings", "run_calibration", "run_setting",
     "run_settings",
     "METHODS", "AttackCounts", "bayesian_eps_lower", "bayesian_probability_private", "clopper_pearson_eps_lower",
     "clopper_pearson_interval", "eps_from_rates", "eps_lower", "min_test_outputs", "perfect_attack_ceiling",

@@ -8,6 +8,11 @@ validation score t is a candidate rule "predict in ⇔ score ≥ t"; the t with 
 validation bound is applied once to the test outputs. The reported ε_emp is the larger of the
 two directions' test bounds; the reported AUC is that of s over validation + test together.
 
+Note: E(a, b; δ) reflects a point with FPR + FNR > 1 (an always-wrong rule is as informative as
+an always-right one), so each direction already covers both orientations of its rule; the
+second direction only changes which side of a tied score is "≥ t". A test set where every guess
+is wrong therefore reports the same bound as a perfect one (tests/auditing/test_attacks.py).
+
 Caveat (protocols spec G.12): taking the larger of two test-set bounds computed on the same
 test outputs weakens the stated confidence from 1 − α/2 to 1 − α by the union bound (95 % →
 90 % at α = 0.1). We reproduce the paper's procedure and record both directions.

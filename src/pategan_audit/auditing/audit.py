@@ -13,13 +13,10 @@ import pandas as pd
 from .attacks import random_forest_attack
 from .calibration import IgnoreFactory, ReleaseFactory
 from .game import run_game
-from .profiles import AuditProfile
-from .settings import AuditSetting, attack_data
+from .profiles import ABLATION_PRESETS, AuditProfile
+from .settings import GROUNDHOG_TARGET, AuditSetting, attack_data
 
-__all__ = ["run_setting", "run_settings", "make_settings", "run_calibration", "audit_generator", "ablation_variants", "ABLATION_PRESETS"]
-
-#: Presets whose violations the ablation switches off one at a time (task brief: at least these).
-ABLATION_PRESETS = ("updated", "synthcity", "borealis", "smartnoise")
+__all__ = ["run_setting", "run_settings", "make_settings", "run_calibration", "audit_generator", "ablation_variants", "ablation_settings", "ABLATION_PRESETS"]
 
 
 def audit_generator(
@@ -95,9 +92,12 @@ def make_settings(
     attacks: Iterable[str],
     implementations: Iterable[str],
     channels: Iterable[str] = ("paper",),
+    epsilon: float = 1.0,
+    target: int = GROUNDHOG_TARGET,
 ) -> list[AuditSetting]:
     """Every (attack, implementation, channel) setting at the profile's iteration counts."""
-    return [AuditSetting(attack=a, implementation=i, channel=c, iterations=profile.iterations(a))
+    return [AuditSetting(attack=a, implementation=i, channel=c, iterations=profile.iterations(a), epsilon=epsilon,
+                         target=target)
             for a in attacks for i in implementations for c in channels]
 
 
@@ -117,16 +117,34 @@ def run_calibration(profile: AuditProfile, *, seed: int = 0, n_jobs: int | None 
 
 
 def ablation_variants(name: str) -> list[tuple[str, dict]]:
-    """(label, overrides) pairs: as benchmarked, each switchable violation fixed alone, all fixed.
+    """(label, overrides) pairs: as benchmarked, each switchable privacy violation fixed alone,
+    and everything switchable fixed (privacy violations and bugs, ``all_fixed_overrides``).
 
-    Uses the catalogue of ``pategan_audit.implementations.violations``: every entry of kind
-    "privacy" that applies to ``name`` and can be switched in place (``fixed`` is not None).
+    Reads the catalogue of ``pategan_audit.implementations.violations``; violations that cannot
+    be switched in place (V1, V2, V14, V16) are fixed only by the ``corrected`` preset.
+    A fix to ``bounds="public"`` gets the setting's public bounds (:class:`AuditSetting`).
     """
     from ..implementations import violations
 
-    ids = [v.id for v in violations.for_implementation(name) if v.kind == "privacy" and v.fixed is not None]
+    ids = [v.id for v in violations.violations_for(name, kinds=("privacy",)) if v.switchable]
     variants: list[tuple[str, dict]] = [("as benchmarked", {})]
     variants += [(f"{vid} fixed", violations.fix_overrides(name, [vid])) for vid in ids]
-    if len(ids) > 1:
-        variants.append(("all fixed", violations.all_fixed_overrides(name)))
+    everything = violations.all_fixed_overrides(name)
+    if all(everything != ov for _, ov in variants):
+        variants.append(("all fixed", everything))
     return variants
+
+
+def ablation_settings(
+    profile: AuditProfile,
+    *,
+    implementations: Iterable[str] | None = None,
+    epsilon: float = 1.0,
+    target: int = GROUNDHOG_TARGET,
+) -> list[AuditSetting]:
+    """The ablation's settings (paper channel) on the profile's ``ablation_attacks`` and
+    ``ablation_implementations`` (or ``implementations``)."""
+    implementations = profile.ablation_implementations if implementations is None else tuple(implementations)
+    return [AuditSetting(attack=a, implementation=name, channel="paper", iterations=profile.iterations(a),
+                         variant=label, extra_overrides=overrides, epsilon=epsilon, target=target)
+            for a in profile.ablation_attacks for name in implementations for label, overrides in ablation_variants(name)]

@@ -15,6 +15,11 @@ authors call ``privacy_estimates.compute_eps_lo_hi(..., alpha=0.1)`` (package
   substitution u = F_FNR(x) with fixed Gauss-Legendre nodes between the kinks of the region
   boundary (≈1 ms per evaluation, agrees with the library to ≤ 0.01, tests/auditing).
 
+Library caveat: ``compute_eps_lo_hi(..., "joint-beta")`` also computes the *upper* end and raises
+when it exceeds 10 (e.g. for the D.7 counts FP=0, TN=400, FN=356, TP=44), so a wrapper that
+catches exceptions (as the authors' ``compute_eps_lower_single`` does, recording −1) silently
+drops such thresholds; we compute the lower end only.
+
 Deviation: when P(max_epsilon) < α/2 the library raises and the authors' wrapper records −1;
 :func:`bayesian_eps_lower` returns ``max_epsilon`` instead, which is still a valid (if loose)
 lower bound.

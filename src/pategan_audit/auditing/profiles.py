@@ -20,7 +20,10 @@ from dataclasses import dataclass
 from .attacks import split_sizes
 from .bounds import perfect_attack_ceiling
 
-__all__ = ["AuditProfile", "AUDIT_PROFILES", "get_profile"]
+__all__ = ["AuditProfile", "AUDIT_PROFILES", "ABLATION_PRESETS", "get_profile"]
+
+#: Presets whose violations the ablation switches off one at a time (task brief: at least these).
+ABLATION_PRESETS = ("updated", "synthcity", "borealis", "smartnoise")
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,7 @@ class AuditProfile:
     n_per_world: shadow models per world and setting (split 2 : 1 : 2).
     querybased_iterations / groundhog_iterations: training iterations (cap) per shadow model.
     target_candidates, target_models, target_iterations: mini-MIA target selection (D.3).
-    ablation_attacks: which attacks the violation ablation and the corrected preset run on.
+    ablation_attacks / ablation_implementations: where the violation ablation runs.
     """
 
     name: str
@@ -40,7 +43,8 @@ class AuditProfile:
     target_candidates: int
     target_models: int
     target_iterations: int
-    ablation_attacks: tuple[str, ...] = ("querybased",)
+    ablation_attacks: tuple[str, ...] = ("querybased", "groundhog")
+    ablation_implementations: tuple[str, ...] = ABLATION_PRESETS
     methods: tuple[str, ...] = ("clopper_pearson", "bayesian")
     alpha: float = 0.1
 
@@ -61,13 +65,14 @@ class AuditProfile:
 
 
 AUDIT_PROFILES: dict[str, AuditProfile] = {
-    "smoke": AuditProfile("smoke", n_per_world=10, querybased_iterations=5, groundhog_iterations=5,
-                          target_candidates=2, target_models=3, target_iterations=5),
+    "smoke": AuditProfile("smoke", n_per_world=10, querybased_iterations=3, groundhog_iterations=3,
+                          target_candidates=2, target_models=3, target_iterations=3,
+                          ablation_attacks=("querybased",), ablation_implementations=("updated",)),
     "book": AuditProfile("book", n_per_world=40, querybased_iterations=50, groundhog_iterations=50,
-                         target_candidates=4, target_models=10, target_iterations=100),
+                         target_candidates=4, target_models=10, target_iterations=100,
+                         ablation_attacks=("querybased",)),
     "paper": AuditProfile("paper", n_per_world=1000, querybased_iterations=100, groundhog_iterations=1000,
-                          target_candidates=64, target_models=100, target_iterations=1000,
-                          ablation_attacks=("querybased", "groundhog")),
+                          target_candidates=64, target_models=100, target_iterations=1000),
 }
 
 

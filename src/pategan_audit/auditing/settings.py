@@ -163,6 +163,8 @@ class AuditSetting:
             # corrected never reads bounds from data (implementations spec §9.1 item 1)
             out.update(bounds="public", public_bounds=self.public_bounds(d_out))
         out.update(self.extra_overrides)
+        if out.get("bounds") == "public" and out.get("public_bounds") is None:
+            out["public_bounds"] = self.public_bounds(d_out)  # e.g. the V10-V13 fixes of the ablation
         return out
 
     def factory(self, d_out: pd.DataFrame) -> PresetFactory:

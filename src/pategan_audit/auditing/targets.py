@@ -62,14 +62,26 @@ def rank_candidates(df: pd.DataFrame, *, n_candidates: int = 64, k: int = 5) -> 
 
 
 def critic_score(model: Any, rows: pd.DataFrame) -> np.ndarray:
-    """White-box score: the fitted model's critic/discriminator output on ``rows``."""
+    """White-box score: the fitted model's critic/discriminator output on ``rows``.
+
+    Uses ``model.critic_score(rows)`` when the generator has that hook. Otherwise, for the
+    WGAN-based presets (``original``, ``turing``) it evaluates their critic ``model.D`` on the
+    rows mapped to model space with the fitted ``model.scaler`` (unconditional models only) —
+    a stop-gap that reads preset internals until the hook exists.
+    """
     hook = getattr(model, "critic_score", None)
-    if hook is None:
-        raise AttributeError(
-            f"{type(model).__name__} has no critic_score(rows) method; target selection (D.3) needs the "
-            "discriminator's output on the candidate row (authors' sd_predict) — use the 'original' preset"
-        )
-    return np.asarray(hook(rows), dtype=float).reshape(-1)
+    if hook is not None:
+        return np.asarray(hook(rows), dtype=float).reshape(-1)
+    if all(hasattr(model, a) for a in ("D", "scaler", "features_")) and getattr(model, "cond_", None) is None:
+        import torch
+
+        x = torch.as_tensor(model.scaler.transform(rows[model.features_]), dtype=torch.float32)
+        with torch.no_grad():
+            return model.D(x)[:, 0].to(torch.float64).numpy()
+    raise AttributeError(
+        f"{type(model).__name__} has no critic_score(rows) method; target selection (D.3) needs the "
+        "discriminator's output on the candidate row (authors' sd_predict) - use the 'original' preset"
+    )
 
 
 @dataclass

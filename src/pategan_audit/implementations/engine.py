@@ -109,7 +109,14 @@ def training_threads() -> Iterator[None]:
     if wanted != before:
         torch.set_num_threads(wanted)
     try:
-        yield
+        from threadpoolctl import threadpool_limits  # BLAS/OpenMP of numpy and scikit-learn (encoders)
+
+        limits = threadpool_limits(wanted)
+    except Exception:  # pragma: no cover - threadpoolctl ships with scikit-learn
+        limits = contextlib.nullcontext()
+    try:
+        with limits:
+            yield
     finally:
         if torch.get_num_threads() != before:
             torch.set_num_threads(before)

@@ -4,7 +4,6 @@ Presets are imported on demand, so a missing optional module only breaks its own
 """
 from __future__ import annotations
 
-import dataclasses
 import importlib
 from typing import Any
 
@@ -59,11 +58,5 @@ def create(name: str, epsilon: float = 1.0, delta: float | None = 1e-5, seed: in
     'borealis'
     """
     cls = get_class(name)
-    names = {f.name for f in dataclasses.fields(cls.Config)}
-    for key in ("epsilon", "delta", "seed"):
-        if key in overrides:
-            raise ValueError(f"pass {key} as its own argument, not inside the overrides")
     settings = dict(overrides, epsilon=epsilon, delta=delta, seed=seed)
-    if "delta" not in names:  # pragma: no cover - every config has delta
-        settings.pop("delta")
     return cls(make_config(cls.Config, name, settings))

@@ -28,6 +28,8 @@ from a fixed random 80 % of the rows and pair it with independently drawn condit
 """
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -122,10 +124,9 @@ class Synthcity(PateGenerator):
 
     def _setup(self, df: pd.DataFrame, label: str | None) -> None:
         cfg = self.config
-        self.encoder = TabularEncoder(n_components=5, bounds=cfg.bounds, public_bounds=cfg.public_bounds, random_state=0)
-        X = self.encoder.fit_transform(df)
+        self.encoder, X = _fitted_encoder(df, cfg.bounds, cfg.public_bounds)
         self.trace.bounds = dict(self.encoder.bounds)
-        self.X_ = torch.as_tensor(X, dtype=torch.float32)
+        self.X_ = torch.tensor(X, dtype=torch.float32)  # a copy: the cached encoding is read-only
         N, D = self.X_.shape
         k = self._resolve_num_teachers(N)
         self.num_teachers_ = k
@@ -233,6 +234,29 @@ class Synthcity(PateGenerator):
     def _decode(self, values: np.ndarray) -> pd.DataFrame:
         out = self.encoder.inverse_transform(values)[self.columns_]  # plain astype: truncation (O8)
         return restore_dtypes(out, self.dtypes_) if self.config.harness else out
+
+
+_ENCODER_CACHE: "OrderedDict[tuple, tuple[TabularEncoder, np.ndarray]]" = OrderedDict()
+
+
+def _fitted_encoder(df: pd.DataFrame, bounds: str, public_bounds: dict | None) -> tuple[TabularEncoder, np.ndarray]:
+    """The fitted encoder and the encoded table, memoised per process on the table's content.
+
+    The encoder is deterministic (``random_state=0``) and read-only after fitting, so models
+    trained on the same table (shadow models, repeated seeds) share one fit instead of re-running
+    a Bayesian mixture per continuous column each time."""
+    digest = hashlib.sha256(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes()).hexdigest()
+    key = (digest, tuple(map(str, df.columns)), tuple(map(str, df.dtypes)), bounds, repr(sorted((public_bounds or {}).items())))
+    if key in _ENCODER_CACHE:
+        _ENCODER_CACHE.move_to_end(key)
+        return _ENCODER_CACHE[key]
+    encoder = TabularEncoder(n_components=5, bounds=bounds, public_bounds=public_bounds, random_state=0)
+    X = encoder.fit_transform(df)
+    X.setflags(write=False)
+    _ENCODER_CACHE[key] = (encoder, X)
+    while len(_ENCODER_CACHE) > 4:
+        _ENCODER_CACHE.popitem(last=False)
+    return encoder, X
 
 
 class _HeadMLP(torch.nn.Module):

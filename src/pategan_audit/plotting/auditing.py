@@ -79,9 +79,11 @@ def plot_epsilon_bars(
     ax.set_yticks(y, names)
     ax.set_xlabel(_EPS_LABEL)
     _guides(ax, epsilon=epsilon, ceiling=ceiling)
+    right = max([1.0, *(v for v in values.values() if np.isfinite(v)), *(v for v in (reference or {}).values() if v is not None), ceiling or 0.0])
+    ax.set_xlim(0, 1.15 * right)
     if title:
         ax.set_title(title, fontsize="medium")
-    ax.legend(loc="lower right", fontsize="x-small")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3, fontsize="x-small")
     return fig
 
 

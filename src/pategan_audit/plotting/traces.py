@@ -148,5 +148,5 @@ def plot_moments(curves: pd.DataFrame, *, lam: float | None = None, accountants:
         cbar.set_label("moment l")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=1, bbox_to_anchor=(0.45, 1.06))
-    fig.suptitle(f"lambda = {lam:g}", x=0.02, ha="left", y=1.04)
+    fig.suptitle(f"λ = {lam:g}", x=0.02, ha="left", y=1.04)
     return fig

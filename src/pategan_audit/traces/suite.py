@@ -86,17 +86,18 @@ def compute_traces(profile: str | TraceProfile = "book", *, epsilon: float = 1.0
                    n_jobs: int | None = None,
                    seen_implementations: Sequence[str] = SEEN_IMPLEMENTATIONS,
                    loss_implementations: Sequence[str] = LOSS_IMPLEMENTATIONS,
-                   moment_lambdas: Sequence[float] = MOMENT_LAMBDAS) -> TraceResults:
+                   moment_lambdas: Sequence[float] = MOMENT_LAMBDAS, progress: bool = False) -> TraceResults:
     """Run (or read from the cache) every trace of ``profile`` and assemble the tables.
 
     epsilon: the privacy target of the Fig. 2/3 runs (paper: 1; smartnoise's Fig. 3 runs keep
     epsilon = 3, :data:`~pategan_audit.traces.profiles.LOSS_EPSILONS`). The Fig. 4 runs use epsilon = inf.
     seed: seed of the Fig. 2 runs, of the Fig. 3 run and of the Fig. 4 streams; Fig. 11 adds seed+1, ...
+    progress: show a progress bar (off by default: it would clutter the book pages).
     """
     prof = get_profile(profile)
     jobs = trace_jobs(prof, epsilon=epsilon, seed=seed, seen_implementations=seen_implementations,
                       loss_implementations=loss_implementations, moment_lambdas=moment_lambdas)
-    results = runner.parallel_map(_run_job, jobs, n_jobs=n_jobs, desc=f"traces ({prof.name})")
+    results = runner.parallel_map(_run_job, jobs, n_jobs=n_jobs, desc=f"traces ({prof.name})" if progress else None)
     by_kind: dict[str, list] = {"seen": [], "loss": [], "moments": []}
     for (kind, kwargs), res in zip(jobs, results):
         by_kind[kind].append((kwargs, res))

@@ -24,10 +24,10 @@ from .profiles import (
     teacher_sweep_cells,
     teacher_sweep_k,
 )
-from .run import COLUMNS, evaluate_cell, evaluate_setting_a, load_dataset, resolve_teachers, run_cell, run_cells
+from .run import COLUMNS, cell_id, evaluate_cell, evaluate_setting_a, load_dataset, resolve_teachers, run_cell, run_cells
 
 __all__ = [
-    "CELL_KEYS", "COLUMNS", "EPSILON_GRID", "MAIN_EPSILON", "PAPER_IMPLEMENTATIONS", "PAPER_TRAIN_SIZES",
+    "CELL_KEYS", "COLUMNS", "cell_id", "EPSILON_GRID", "MAIN_EPSILON", "PAPER_IMPLEMENTATIONS", "PAPER_TRAIN_SIZES",
     "TEACHER_SWEEP_IMPLEMENTATIONS", "UTILITY_PROFILES", "SettingACell", "UtilityCell", "UtilityProfile",
     "auroc_delta", "best_of_n", "best_per_classifier", "conditional_cells", "derive_seed", "dpgan_count",
     "epsilon_sweep_cells", "evaluate_cell", "evaluate_setting_a", "get_profile", "hyperparameter_cells",

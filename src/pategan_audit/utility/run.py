@@ -3,7 +3,7 @@ panel on the real test split, and return a tidy table (paper §5, App. C; protoc
 B.4, B.12, H).
 
 Tidy schema (protocols spec H), one row per (model, table, classifier):
-``dataset, implementation, epsilon, delta, num_teachers, variant, model, table, classifier,
+``cell`` (a short hash of the cell's config: one best-of-n number per cell), ``dataset, implementation, epsilon, delta, num_teachers, variant, model, table, classifier,
 auroc, auprc, status, single_class, iterations, fit_seconds, n_train`` plus the cell's knobs
 (``max_iter, subsample, mlp_max_iter, xgb_n_jobs, n_models, n_tables, seed``). Setting A rows
 have implementation ``"real"``, ε/δ/k missing, model = table = -1, and are the only rows that may
@@ -25,12 +25,12 @@ from .. import runner
 from ..classifiers import evaluate_table
 from .cells import SettingACell, UtilityCell, derive_seed, teacher_count, teacher_ratio, to_training_dtypes
 
-__all__ = ["COLUMNS", "load_dataset", "resolve_teachers", "evaluate_cell", "evaluate_setting_a", "run_cell", "run_cells"]
+__all__ = ["COLUMNS", "cell_id", "load_dataset", "resolve_teachers", "evaluate_cell", "evaluate_setting_a", "run_cell", "run_cells"]
 
 NAMESPACE = "utility"
 COLUMNS = [
-    "dataset", "implementation", "epsilon", "delta", "num_teachers", "variant", "model", "table", "classifier",
-    "auroc", "auprc", "status", "single_class", "iterations", "fit_seconds", "n_train",
+    "cell", "dataset", "implementation", "epsilon", "delta", "num_teachers", "variant", "model", "table", "classifier",
+    "auroc", "auprc", "status", "single_class", "iterations", "fit_seconds", "eval_seconds", "n_train",
     "max_iter", "subsample", "mlp_max_iter", "xgb_n_jobs", "n_models", "n_tables", "seed",
 ]
 
@@ -87,6 +87,11 @@ def _below_accountant_floor(generator: Any, epsilon: float) -> bool:
     return epsilon < math.log(1.0 / float(delta)) / float(moments)
 
 
+def cell_id(cell: UtilityCell | SettingACell) -> str:
+    """Short, source-independent hash of a cell's config (the ``cell`` column)."""
+    return runner.config_hash(cell.cache_key(), namespace=NAMESPACE, include_source=False)[:12]
+
+
 def _knob_columns(cell: UtilityCell | SettingACell) -> dict[str, Any]:
     return {
         "max_iter": getattr(cell, "max_iter", None), "subsample": cell.subsample, "mlp_max_iter": cell.mlp_max_iter,
@@ -111,7 +116,8 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
     k = resolve_teachers(cell, len(train))
     make = make_generator if make_generator is not None else _default_factory(cell, k, data)
     base = {
-        "dataset": cell.dataset, "implementation": cell.implementation, "epsilon": cell.epsilon, "delta": cell.delta,
+        "cell": cell_id(cell), "dataset": cell.dataset, "implementation": cell.implementation, "epsilon": cell.epsilon,
+        "delta": cell.delta,
         "num_teachers": k, "variant": cell.variant, "n_train": len(train), **_knob_columns(cell),
     }
     rows: list[dict[str, Any]] = []
@@ -125,18 +131,21 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
                 raise
             for c in cell.classifiers:
                 rows.append({**base, "model": m, "table": -1, "classifier": c, "auroc": np.nan, "auprc": np.nan,
-                             "status": "not_trained", "single_class": None, "iterations": 0, "fit_seconds": np.nan})
+                             "status": "not_trained", "single_class": None, "iterations": 0, "fit_seconds": np.nan,
+                             "eval_seconds": np.nan})
             continue
         fit_seconds = time.perf_counter() - start
         iterations = getattr(getattr(generator, "trace", None), "iterations", None)
         for s in range(cell.n_tables):
+            start = time.perf_counter()
             synth = generator.sample(len(train), seed=derive_seed(cell.seed, m, s, 1))
             synth = to_training_dtypes(synth, train)
             single = bool(synth.iloc[:, -1].nunique() < 2)
             scores = evaluate_table(synth, test, classifiers=cell.classifiers, seed=derive_seed(cell.seed, m, s, 2), knobs=cell.knobs)
+            eval_seconds = time.perf_counter() - start
             for rec in scores.to_dict("records"):
                 rows.append({**base, "model": m, "table": s, **rec, "status": "ok", "single_class": single,
-                             "iterations": iterations, "fit_seconds": fit_seconds})
+                             "iterations": iterations, "fit_seconds": fit_seconds, "eval_seconds": eval_seconds})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -147,9 +156,9 @@ def evaluate_setting_a(cell: SettingACell, *, data: Any = None) -> pd.DataFrame:
     data = data if data is not None else load_dataset(cell.dataset, cell.subsample)
     scores = evaluate_table(data.train, data.test, classifiers=cell.classifiers, seed=derive_seed(cell.seed, 0, 0, 2), knobs=cell.knobs)
     base = {
-        "dataset": cell.dataset, "implementation": "real", "epsilon": np.nan, "delta": np.nan, "num_teachers": np.nan,
+        "cell": cell_id(cell), "dataset": cell.dataset, "implementation": "real", "epsilon": np.nan, "delta": np.nan, "num_teachers": np.nan,
         "variant": "default", "model": -1, "table": -1, "status": "ok", "single_class": False, "iterations": np.nan,
-        "fit_seconds": np.nan, "n_train": len(data.train), **_knob_columns(cell),
+        "fit_seconds": np.nan, "eval_seconds": np.nan, "n_train": len(data.train), **_knob_columns(cell),
     }
     return pd.DataFrame([{**base, **rec} for rec in scores.to_dict("records")], columns=COLUMNS)
 
@@ -201,14 +210,19 @@ def _job(args: tuple) -> pd.DataFrame:
     return run_cell(cell, cache_dir=cache_dir, refresh=refresh)
 
 
+_WIDTHS = {"credit": 30, "cervical_cancer": 29, "isolet": 618, "epileptic_seizure": 179, "mnist": 785}  # d, Table 7
+
+
 def _cost(cell: UtilityCell | SettingACell) -> float:
-    """Rough relative cost used to start the longest cells first (load balancing only)."""
+    """Rough relative cost (rows x columns x classifiers per table, plus training), used only to
+    start the longest cells first so that the workers finish together."""
     from .cells import PAPER_TRAIN_SIZES
 
     rows = cell.subsample or PAPER_TRAIN_SIZES.get(cell.dataset, 1000)
+    width = _WIDTHS.get(cell.dataset, 100)
     if isinstance(cell, SettingACell):
-        return rows * len(cell.classifiers)
-    return cell.n * rows * len(cell.classifiers) + cell.n_models * (cell.max_iter or 10_000) * 50
+        return rows * width * len(cell.classifiers)
+    return cell.n * rows * width * len(cell.classifiers) + cell.n_models * (cell.max_iter or 10_000) * width * 200
 
 
 def run_cells(

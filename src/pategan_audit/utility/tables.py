@@ -1,0 +1,134 @@
+"""Shape utility results into the paper's printed layouts and put them beside its numbers
+(Tables 1, 4-12 and the series of Figs. 1, 6-10; protocols spec E.1, E.2).
+
+Every function takes tidy results (``run_cells`` output, or its ``best_of_n``/``mean_se``
+aggregate) and returns a DataFrame; none computes anything beyond arrangement and the
+differences ours − paper. Caption helpers state what stands behind each number.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .aggregate import auroc_delta, best_of_n, best_per_classifier, mean_auroc_delta
+from .cells import SettingACell, UtilityCell
+
+__all__ = [
+    "select",
+    "dataset_by_implementation",
+    "classifier_by_implementation",
+    "side_by_side",
+    "delta_row",
+    "epsilon_series",
+    "pairwise_delta_pct",
+    "runs_text",
+    "scorecard_rows",
+]
+
+
+def select(results: pd.DataFrame, cells: Iterable[UtilityCell | SettingACell]) -> pd.DataFrame:
+    """The rows of ``results`` produced by ``cells`` (matched on the ``cell`` id column)."""
+    from .run import cell_id
+
+    ids = {cell_id(c) for c in cells}
+    return results[results["cell"].isin(ids)]
+
+
+def dataset_by_implementation(
+    results: pd.DataFrame, *, metric: str = "auroc", datasets: Sequence[str], implementations: Sequence[str]
+) -> pd.DataFrame:
+    """Table 4 layout: rows = datasets, columns = implementations, best-of-n mean (B.4)."""
+    best = best_of_n(results)
+    wide = best.pivot_table(index="dataset", columns="implementation", values=metric, aggfunc="first", dropna=False)
+    return wide.reindex(index=list(datasets), columns=list(implementations)).rename_axis(index=None, columns=None)
+
+
+def classifier_by_implementation(
+    results: pd.DataFrame, *, metric: str = "auroc", classifiers: Sequence[str], implementations: Sequence[str],
+    average_row: str = "average",
+) -> pd.DataFrame:
+    """Tables 5, 8, 9, 10 layout for one dataset: rows = classifiers (+ the average), columns =
+    implementations; each entry the per-classifier best over the cell's tables (B.4 step 4)."""
+    per = best_per_classifier(results)
+    wide = per.pivot_table(index="classifier", columns="implementation", values=metric, aggfunc="first", dropna=False)
+    wide = wide.reindex(index=list(classifiers), columns=list(implementations))
+    wide.loc[average_row] = wide.mean(axis=0, skipna=False)
+    return wide.rename_axis(index=None, columns=None)
+
+
+def side_by_side(ours: pd.DataFrame, paper: pd.DataFrame, *, labels: tuple[str, str, str] = ("paper", "ours", "ours − paper")) -> pd.DataFrame:
+    """Columns (c, paper), (c, ours), (c, ours − paper) for every column c of ``ours``, rows as in
+    ``ours``; a column or row the paper lacks shows NaN for paper and difference."""
+    paper = paper.reindex(index=ours.index)
+    blocks = {}
+    for col in ours.columns:
+        p = paper[col] if col in paper.columns else pd.Series(np.nan, index=ours.index)
+        blocks[(col, labels[0])] = p
+        blocks[(col, labels[1])] = ours[col]
+        blocks[(col, labels[2])] = ours[col] - p
+    return pd.DataFrame(blocks, index=ours.index)
+
+
+def delta_row(table: pd.DataFrame, reference: pd.Series | pd.DataFrame) -> pd.Series:
+    """AUROC-Δ in % per column (B.10): mean over the rows (datasets) of Δ(entry, reference).
+
+    ``reference`` is a Series indexed like the rows (Tables 1, 6: [49]'s values) or a frame
+    shaped like ``table`` (Table 12: the D column of each implementation). Rows with no
+    observation are skipped.
+    """
+    out = {}
+    for col in table.columns:
+        ref = reference[col] if isinstance(reference, pd.DataFrame) else reference
+        ref = ref.reindex(table.index)
+        keep = table[col].notna() & ref.notna()
+        if not keep.any():
+            out[col] = np.nan
+            continue
+        out[col] = 100 * mean_auroc_delta(observed=table[col][keep].to_numpy(), reference=ref[keep].to_numpy())
+    return pd.Series(out, name="auroc_delta_pct")
+
+
+def pairwise_delta_pct(table: pd.DataFrame, reference: pd.Series) -> float:
+    """The "40.15 % on average" of §5: mean of Δ over all (dataset, implementation) pairs."""
+    vals = []
+    for col in table.columns:
+        for row, x in table[col].items():
+            if pd.notna(x) and pd.notna(reference.get(row)):
+                vals.append(auroc_delta(observed=x, reference=reference[row]))
+    return 100 * float(np.mean(vals)) if vals else float("nan")
+
+
+def epsilon_series(stats: pd.DataFrame, *, value: str) -> pd.DataFrame:
+    """(implementation, epsilon, value) rows of a best_of_n / mean_se frame for the sweep plots."""
+    return stats[["implementation", "epsilon", value]].rename(columns={value: "value"}) if value != "value" else stats
+
+
+def runs_text(cells: Sequence[UtilityCell | SettingACell]) -> str:
+    """What stands behind the numbers of a set of cells, for captions: M × S = n tables per
+    number, trainings in total, iteration cap, training rows."""
+    cells = [c for c in cells if isinstance(c, UtilityCell)]
+    if not cells:
+        return "no generator trainings"
+    shapes = sorted({(c.n_models, c.n_tables) for c in cells})
+    per = ", ".join(f"{m} × {s} = {m * s}" for m, s in shapes)
+    caps = sorted({c.max_iter for c in cells}, key=lambda v: (v is None, v))
+    subs = sorted({(c.dataset, c.subsample) for c in cells if c.subsample})
+    sub_txt = ("; training rows " + ", ".join(f"{d} {n:,}" for d, n in subs)) if subs else ""
+    trainings = sum(c.n_models for c in cells)
+    cap_txt = "/".join("upstream default" if v is None else f"{v:,}" for v in caps)
+    return (f"best of n = M models × S tables per number ({per}); {trainings} generator trainings in total; "
+            f"iteration cap {cap_txt}{sub_txt}")
+
+
+def scorecard_rows(wide: pd.DataFrame, *, table: str, runs: str, column_suffix: str = "") -> list[dict]:
+    """Long rows ``table, row, column, ours, runs`` of a wide table for ``Section.scorecard``
+    (keys as in :mod:`pategan_audit.reference`); NaN entries are left out."""
+    rows = []
+    for r in wide.index:
+        for c in wide.columns:
+            v = wide.loc[r, c]
+            if pd.notna(v):
+                rows.append({"table": table, "row": str(r), "column": f"{c}{column_suffix}", "ours": float(v), "runs": runs})
+    return rows

@@ -60,6 +60,7 @@ from pategan_audit.utility import tables as T
 
 warnings.filterwarnings("ignore", category=UserWarning)  # dataset notices are listed below instead
 warnings.filterwarnings("ignore", category=FutureWarning)
+warnings.filterwarnings("ignore", message="IProgress not found")
 pd.set_option("display.precision", 4)
 
 sec = Section("utility", profile=profile, eps=eps, seed=seed, results_dir=results_dir, n_jobs=n_jobs,
@@ -74,6 +75,19 @@ ORDER = [d for d in R.DATASETS if d in DS]  # Table 4 row order: Credit, Cervica
 
 def only(names):
     return [n for n in names if n in DS]
+
+
+def show(fig, name):
+    """Write the figure under results/utility/ (PNG + PDF) and display it as a PNG."""
+    import io
+
+    from IPython.display import Image
+
+    sec.figure(fig, name)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    display(Image(data=buf.getvalue()))
 
 
 def card(rows):
@@ -229,7 +243,7 @@ ref49 = t4_paper["paper49"]
 t1_from_paper = T.delta_row(t4_paper[list(PAPER6)], ref49)
 t1_ours = T.delta_row(t4_ours, ref49)
 t1 = pd.DataFrame({"paper (printed)": R.table1(wide=True).loc["auroc_delta_pct"],
-                   "rule on the paper's Table 4": t1_from_paper, "ours": t1_ours}).T
+                   "rule on the paper's Table 4": t1_from_paper, "ours": t1_ours}).T[list(IMPL)]
 sec.table(t1, "table1")
 display(t1)
 pair_paper = T.pairwise_delta_pct(t4_paper[list(PAPER6)], ref49)
@@ -271,7 +285,7 @@ per_clf_specs = [("table5", EPI, "auroc"), ("table10", EPI, "auprc"), ("table8",
 for name, dset, metric in per_clf_specs:
     part = main[main["dataset"] == dset]
     if part.empty:
-        display(Markdown(f"*{name.capitalize()} ({dset}, {metric.upper()}): dataset not run at this profile.*"))
+        display(Markdown(f"*Table {name[5:]} ({dset}, {metric.upper()}): dataset not run at this profile.*"))
         continue
     ours = T.classifier_by_implementation(part, metric=metric, classifiers=CLASSIFIERS, implementations=IMPL)
     paper = getattr(R, name)(wide=True)
@@ -281,14 +295,13 @@ for name, dset, metric in per_clf_specs:
     cap = R.caption_values().set_index("table").loc[name]
     sa_here = sa_scores["auroc" if metric == "auroc" else "auprc"].get(dset, np.nan)
     runs = T.runs_text([c for c in cells["main"] if c.dataset == dset])
-    display(Markdown(f"**{name.capitalize()}.** " + sec.caption(
+    display(Markdown(f"**Table {name[5:]}.** " + sec.caption(
         f"{R.DISPLAY_NAMES[dset]}, {metric.upper()} per classifier (best of n), ε = {sec.eps:g}. Setting A: ours "
         f"{sa_here:.4f}, paper {cap['setting_a']:.4f}; baseline {cap['baseline']:.4f}", runs)))
     diff = ours[[c for c in ours.columns if c in paper.columns]] - paper.reindex(index=ours.index)[[c for c in ours.columns if c in paper.columns]]
     fig = plot_classifier_heatmap(diff.rename(index=R.CLASSIFIER_DISPLAY_NAMES), center=0, vmin=-0.6, vmax=0.6,
-                                  title=f"{name.capitalize()}: ours − paper ({metric.upper()})")
-    sec.figure(fig, f"{name}_difference")
-    plt.show()
+                                  title=f"Table {name[5:]}: ours − paper ({metric.upper()})")
+    show(fig, f"{name}_difference")
     if sec.eps == U.MAIN_EPSILON:
         card(T.scorecard_rows(ours[[c for c in ours.columns if c in PAPER6]], table=name, runs=runs))
 
@@ -325,8 +338,7 @@ def sweep_figure(fig_no: int, rows: pd.DataFrame, group_cells):
             reference=ref_series, ylim_bottom=R.FIGURE_YLIM_LOWER.get((dset, metric)),
             title=f"Figure {fig_no} — {R.DISPLAY_NAMES[dset]}")
         ours_wide = series.pivot_table(index="implementation", columns="epsilon", values="value")
-    sec.figure(fig, f"figure{fig_no}")
-    plt.show()
+    show(fig, f"figure{fig_no}")
     runs = T.runs_text(group_cells)
     display(Markdown(f"**Figure {fig_no}.** " + sec.caption(
         f"{R.DISPLAY_NAMES[dset]}, {spec['statistic']} {metric.upper()} against ε (log axis)", runs)))
@@ -458,8 +470,7 @@ else:
     m10 = U.best_of_n(res["mnist"])
     fig = plot_epsilon_sweep(m10[["implementation", "epsilon", "auroc"]].rename(columns={"auroc": "value"}),
                              metric="AUROC (mean of LR and RF)", baseline=0.5, title="Figure 10 — MNIST")
-    sec.figure(fig, "figure10")
-    plt.show()
+    show(fig, "figure10")
     mn = P.mnist
     display(Markdown("**Figure 10.** " + sec.caption(
         "MNIST, mean of the LR and RF best-of-n one-vs-rest macro AUROC against ε; Setting A: "

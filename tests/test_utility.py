@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from types import SimpleNamespace
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
@@ -387,6 +388,7 @@ def test_epsilon_sweep_keeps_the_papers_axes():
     assert ax.get_xscale() == "log" and ax.get_xlim()[1] == 100 and ax.get_ylim()[0] == pytest.approx(0.32)
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["original", "turing", "corrected", "baseline", "Paper"]  # legend in the paper's order
+    plt.close(fig)
     with pytest.raises(ValueError, match="columns"):
         plot_epsilon_sweep(_series().drop(columns="epsilon"))
 
@@ -397,8 +399,10 @@ def test_mean_se_and_heatmap_figures():
     stats = _series().rename(columns={"value": "mean"}).assign(se=0.01)
     fig = plot_mean_se(stats)
     assert len(fig.axes[0].containers) == 3  # one error-bar container per implementation
+    plt.close(fig)
     table = pd.DataFrame(np.full((2, 2), 0.1), index=["LDA", "MLP"], columns=["turing", "original"])
     fig = plot_classifier_heatmap(table, center=0)
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["original", "turing"]
+    plt.close(fig)
     with pytest.raises(ValueError, match="non-empty"):
         plot_classifier_heatmap(pd.DataFrame())

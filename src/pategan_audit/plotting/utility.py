@@ -98,7 +98,7 @@ def plot_epsilon_sweep(
         ax.plot(eps, [paper_marks[e] for e in eps], linestyle="none", marker="_", markersize=18,
                 markeredgewidth=2.5, color="black", label="Paper")
     if reference is not None:
-        ax.plot([], [], color="grey", linestyle=":", alpha=0.5, label="this paper (printed)")
+        ax.plot([], [], color="grey", linestyle=":", alpha=0.5, label="paper (authors' records)")
     if title:
         ax.set_title(title)
     _decorate_epsilon_axis(ax, ylabel=metric, ylim_bottom=ylim_bottom, ylim_top=ylim_top)
@@ -134,7 +134,7 @@ def plot_mean_se(
     if baseline is not None:
         ax.axhline(baseline, color="black", linestyle=":", linewidth=1.2, label="baseline")
     if reference is not None:
-        ax.plot([], [], color="grey", linestyle=":", alpha=0.5, label="this paper (proposed statistic on [rec])")
+        ax.plot([], [], color="grey", linestyle=":", alpha=0.5, label="paper (proposed statistic, authors' records)")
     if title:
         ax.set_title(title)
     _decorate_epsilon_axis(ax, ylabel=f"{metric} (mean ± SE)", ylim_bottom=None, ylim_top=None)
@@ -156,19 +156,28 @@ def plot_classifier_heatmap(
 
     For a difference table (ours − paper) pass ``center=0`` to use a diverging colour map.
     """
-    import seaborn as sns
-
     if not isinstance(table, pd.DataFrame) or table.empty:
         raise ValueError("plot_classifier_heatmap needs a non-empty DataFrame (classifiers x implementations)")
     cols = _ordered(list(table.columns))
     data = table[cols].astype(float)
-    fig, ax = _axes(ax, figsize=(1.0 + 0.9 * len(cols), 0.9 + 0.38 * len(data)))
-    if cmap is None:
-        cmap = "RdBu" if center is not None else "viridis"
-    sns.heatmap(data, ax=ax, annot=True, fmt=fmt, cmap=cmap, center=center, vmin=vmin, vmax=vmax,
-                cbar=True, linewidths=0.5, annot_kws={"fontsize": 8})
-    ax.set_xlabel("")
-    ax.set_ylabel("")
+    values = data.to_numpy()
+    fig, ax = _axes(ax, figsize=(1.2 + 0.9 * len(cols), 0.9 + 0.38 * len(data)))
+    if center is not None:
+        span = np.nanmax(np.abs(values - center)) if np.isfinite(values).any() else 1.0
+        vmin = center - span if vmin is None else vmin
+        vmax = center + span if vmax is None else vmax
+    cmap = cmap or ("RdBu" if center is not None else "viridis")
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    fig.colorbar(image, ax=ax)
+    lo, hi = image.get_clim()
+    for (i, j), v in np.ndenumerate(values):
+        if np.isfinite(v):
+            shade = (v - lo) / (hi - lo) if hi > lo else 0.5
+            ax.text(j, i, format(v, fmt), ha="center", va="center", fontsize=8,
+                    color="white" if (shade < 0.2 or shade > 0.8) else "black")
+    ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right")
+    ax.set_yticks(range(len(data)), [str(r) for r in data.index])
+    ax.grid(False)
     if title:
         ax.set_title(title)
     return fig

@@ -108,7 +108,7 @@ ref3 = reference.table3()
 printed = ref3.pivot_table(index="parameter", columns="column", values="value", aggfunc="first", sort=False)
 code = ref3[~ref3["code"].astype(str).str.strip().isin(["", "nan", "None", "<NA>"])].pivot_table(index="parameter", columns="column", values="code", aggfunc="first")
 flagged = printed.copy()
-for (param, col), val in code.stack().items():
+for (param, col), val in code.stack().dropna().items():
     flagged.loc[param, col] = f"⚠ {printed.loc[param, col]} (code: {val})"
 sec.table(flagged, "table3_paper_flagged")
 

@@ -114,3 +114,14 @@ def test_sample_without_seed_is_reproducible_across_fits(toy):
     first, second = a.sample(20), a.sample(20)
     assert not first.equals(second)  # a new stream per call ...
     assert first.equals(b.sample(20))  # ... derived from the config seed
+
+
+@pytest.mark.parametrize("name,extra", [("updated", {}), ("smartnoise", {"accountant": "paper"}),
+                                        ("borealis", {"accountant": "paper", "stopping": "safe"})])
+def test_nan_epsilon_hat_ends_training(name, extra, toy):
+    """Alg. 1's formula is NaN outside Theorem 3's domain (spec §8.2 Example F: λ = 0.5, votes (3, 2));
+    a NaN ε̂ ends training as upstream's `NaN < ε` does, whatever the stopping rule."""
+    m = make(name, toy, num_teachers=5, lam=0.5, epsilon=1e9, max_iter=40, record=False, **extra)
+    m.fit(toy, label="y")
+    assert np.isnan(m.trace.eps_hat[-1]) and m.trace.iterations < 40
+    assert not np.isnan(m.trace.eps_hat[:-1]).any()

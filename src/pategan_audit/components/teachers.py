@@ -100,7 +100,9 @@ class NeuralTeachers(_TeacherBase):
             loss_fake.sum().backward()
             self.optimizer.step()
             return (loss_real + loss_fake).detach()
-        per_teacher = F.softplus(-self.logits(real)).mean(dim=1) + F.softplus(self.logits(fake)).mean(dim=1)
+        logits = self.logits(torch.cat([real, fake], dim=1))  # one pass over both batches
+        m = real.shape[1]
+        per_teacher = F.softplus(-logits[:, :m]).mean(dim=1) + F.softplus(logits[:, m:]).mean(dim=1)
         self.optimizer.zero_grad(set_to_none=True)
         per_teacher.sum().backward()
         self.optimizer.step()

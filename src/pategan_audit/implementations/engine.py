@@ -16,8 +16,8 @@ updates, student updates on teacher-labelled generated rows, generator update(s)
   ``accountant.epsilon_if(queries per iteration) <= ε``; the final ε̂ never exceeds ε.
 
 Randomness: five independent streams derived from the config seed with ``np.random.SeedSequence``
-(network init, training draws, DP vote noise, partitions, DP bounds noise), so the same seed gives the same model
-and the DP noise stream is never a constant (spec §9.1 item 10).
+(network init, training draws, DP vote noise, partitions, DP bounds noise), so the same seed
+gives the same model and the DP noise stream is never a constant (spec §9.1 item 10).
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ import pandas as pd
 import torch
 
 from ..accounting import MomentsAccountant
-from ..accounting.formulas import data_independent_increment
+from ..accounting.formulas import KINDS, data_independent_increment
 from ..components.votes import MECHANISMS, aggregate
 from .base import BaseConfig, BaseGenerator, validate_privacy
 
@@ -91,8 +91,6 @@ class PateConfig(BaseConfig):
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
-        from ..accounting.formulas import KINDS
-
         if self.accountant not in KINDS:
             raise ValueError(f"accountant must be one of {KINDS}, got {self.accountant!r}")
 
@@ -251,7 +249,10 @@ class PateGenerator(BaseGenerator):
                 self._close_iteration()
                 self._after_iteration(it)
                 it += 1
-                if self.config.stopping == "overshoot" and not self._check_at_top and not self.trace.eps_hat[-1] < budget:
+                eps_hat = self.trace.eps_hat[-1]
+                if np.isnan(eps_hat):  # upstream: `NaN < ε` is False, the loop exits (spec §0.4)
+                    break
+                if self.config.stopping == "overshoot" and not self._check_at_top and not eps_hat < budget:
                     break
         finally:
             self.trace.teacher_rows = [set(np.flatnonzero(row).tolist()) for row in self._seen]
@@ -266,7 +267,7 @@ class PateGenerator(BaseGenerator):
                     "Increase epsilon, delta or num_moments"
                 )
             return False
-        if self.config.stopping == "safe" and self.accountant.epsilon_if(self._queries_per_iteration()) > budget:
+        if self.config.stopping == "safe" and not self.accountant.epsilon_if(self._queries_per_iteration()) <= budget:
             if it == 0:
                 raise ValueError(
                     f"epsilon={budget:g} cannot pay for a single iteration ({self._queries_per_iteration()} queries, "

@@ -195,7 +195,7 @@ def parallel_map(
     (a ``distributed.Client`` must exist in the calling process), ``"threading"``.
     ``fn`` must be picklable (a module-level function) for process backends.
     """
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # plain text bars: no widget dependency in notebooks
 
     items = list(items)
     if n_jobs is None:

@@ -267,6 +267,13 @@ channels
 # (violation catalogue, `pategan_audit.implementations.violations`) is fixed alone, then all
 # switchable violations and bugs together, in the paper's game. V1, V2, V14 and V16 (no PATE /
 # Gaussian indicator noise) have no in-place switch: the corrected preset is their fix.
+#
+# Reading the table: a switch that leaves ε_emp (and the AUC) unchanged did not change the
+# released rows at this training length. Several switches act only on the accountant (V7-V9:
+# with λ = 10⁻³ every accountant charges the same data-independent term, implementations spec
+# §0.4) or on training steps that move the generator very little in a few dozen iterations; on
+# the worst case, data-derived bounds of a constant column and the public {0, 1} bounds give the
+# same scaling. The size channel, which no switch touches, remains.
 
 # %% tags=["hide-input"]
 if run_ablation:

@@ -125,7 +125,7 @@ knobs = pd.Series({
     "main ε (Tables 1, 4, 5, 8-10)": sec.eps,
     "datasets": ", ".join(ORDER),
     "implementations": ", ".join(IMPL),
-    "iteration cap": P.max_iter,
+    "iteration cap": f"{P.max_iter}" + "".join(f", {d} {n}" for d, n in P.max_iter_by_dataset.items() if d in DS),
     "training subsample": ", ".join(f"{d} {n:,}" for d, n in P.subsample.items() if d in DS) or "none (full splits)",
     "M × S at the main ε": ", ".join(f"{d} {m}×{s}" for d, (m, s) in P.main_tables.items() if d in DS),
     "M × S elsewhere (sweeps)": "{}×{}".format(*P.sweep_tables),

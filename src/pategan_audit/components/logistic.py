@@ -8,18 +8,31 @@ the same strictly convex objective
     f(w, b) = C * sum_i logloss(y_i, x_i.w + b) + 0.5 * ||w||^2        (intercept b unpenalised)
 
 so its minimiser is unique and the solver only changes how closely it is approached. This
-module solves k such problems jointly with a damped Newton method (IRLS) in float64:
+module solves k such problems jointly with a damped Newton method (IRLS), theta = [w; b]:
 
-* gradient  g = C X^T (p - y) + [w; 0]
+* gradient  g = C X^T (p - y) + [w; 0]            (always float64 for the stopping test)
 * Hessian   H = C X^T diag(p(1-p)) X + diag(1, ..., 1, 0)
 * step      Newton direction H^{-1} g, backtracking (Armijo) line search per problem,
 * stop      per problem when ||g||_inf <= tol * max(1, C * m).
 
-Newton on this objective converges quadratically, so a handful of iterations reaches the
-optimum to machine precision, where lbfgs (tol 1e-4, max_iter 100) or sag (tol 1e-4) stop
-earlier. Deviation: at scikit-learn's default tolerances its coefficients differ from ours
-by the solver's own tolerance; the predictions (hard votes, spec §0.4) almost always agree.
-The tests compare against scikit-learn run to tight tolerance.
+The Newton direction is found in one of two ways; both end at the same optimum, they differ
+only in cost:
+
+* direct (d <= 64 features): float64 Hessian and Cholesky solve every step, O(k m d^2).
+* truncated Newton (d > 64): the Newton system is solved by preconditioned conjugate gradients
+  (Nocedal & Wright, *Numerical Optimization*, Alg. 7.1 with Eisenstat-Walker forcing), each CG
+  step one Hessian-vector product ``X^T (s * (X v))``: two float32 passes over the rows, O(k m d).
+  The preconditioner is the Cholesky factor of a Hessian computed once and carried to the next
+  fit (``LogisticFit.curvature``, passed back through ``init``): teachers re-fitted every
+  iteration on similar data need no new one for many iterations. The outer steps use float32
+  gradients while they are large; from ``||g|| <= 1e-5 * max(1, C*m)`` on, the gradient, the
+  line search and the stopping test are float64, so float32 changes the path, not the answer.
+
+Newton converges quadratically, so the optimum is reached to the stated tolerance, where lbfgs
+(tol 1e-4, max_iter 100) or sag (tol 1e-4) stop earlier. Deviation: at scikit-learn's default
+tolerances its coefficients differ from ours by the solver's own tolerance; the predictions
+(hard votes, spec §0.4) almost always agree. The tests compare against scikit-learn run to
+tight tolerance.
 """
 from __future__ import annotations
 
@@ -32,6 +45,9 @@ __all__ = ["LogisticFit", "fit_logistic_batched"]
 
 _ARMIJO = 1e-4
 _MAX_HALVINGS = 60
+_DIRECT_MAX_FEATURES = 64  # above: truncated Newton; below, a d x d Hessian per step is cheaper
+_SWITCH = 1e-5  # relative gradient below which the outer steps are computed in float64
+_MAX_CG = 50
 
 
 @dataclass
@@ -39,13 +55,18 @@ class LogisticFit:
     """k fitted logistic regressions.
 
     coef: [k, d] float64 weights; intercept: [k] float64 biases;
-    n_iter: [k] Newton iterations each problem used; converged: [k] bool.
+    n_iter: [k] Newton iterations each problem used; converged: [k] bool;
+    curvature: [k, p, p] Cholesky factor of the preconditioner the truncated-Newton solver used
+    (p = d + 1 with an intercept), handed on to the next fit through ``init``; None otherwise;
+    n_cg: conjugate-gradient steps (Hessian-vector products) this fit took.
     """
 
     coef: torch.Tensor
     intercept: torch.Tensor
     n_iter: torch.Tensor
     converged: torch.Tensor
+    curvature: torch.Tensor | None = None
+    n_cg: int = 0
 
     @property
     def num_models(self) -> int:
@@ -93,16 +114,126 @@ def _as_float64(X, name: str) -> torch.Tensor:
     raise TypeError(f"{name} must be a numpy array or a torch tensor, got {type(X).__name__}")
 
 
-def _objective(Xe, y, theta, C, penalty):
-    """f per problem and the logits. Xe [k,m,p] (features + ones column), y [k,m], theta [k,p]."""
-    z = torch.bmm(Xe, theta.unsqueeze(-1)).squeeze(-1)
+class _Rows:
+    """The k design matrices [k, m, d] in float64 and (made on first use) float32, and the two
+    products the solver needs on parameters theta = [w; b] of width p: ``X w + b`` and
+    ``[X^T r; sum r]``. Both are row-vector-times-matrix products, which BLAS runs as
+    matrix-vector kernels without transposed copies."""
+
+    def __init__(self, x64: torch.Tensor, fit_intercept: bool):
+        self.x64, self.x32, self.intercept = x64.contiguous(), None, fit_intercept
+        self.d = x64.shape[2]
+
+    def x(self, single: bool) -> torch.Tensor:
+        if not single:
+            return self.x64
+        if self.x32 is None:
+            self.x32 = self.x64.to(torch.float32)
+        return self.x32
+
+    def times(self, theta: torch.Tensor, single: bool) -> torch.Tensor:
+        X = self.x(single)
+        z = np.matmul(X.numpy(), theta[:, : self.d].to(X.dtype).numpy()[:, :, None])[:, :, 0]
+        z = torch.from_numpy(z).to(torch.float64)
+        return z + theta[:, self.d : self.d + 1] if self.intercept else z
+
+    def rtimes(self, r: torch.Tensor, single: bool) -> torch.Tensor:
+        X = self.x(single)
+        gw = torch.bmm(r.to(X.dtype).unsqueeze(1), X).squeeze(1).to(torch.float64)
+        return torch.cat([gw, r.sum(dim=1, keepdim=True)], dim=1) if self.intercept else gw
+
+    def hessian(self, s: torch.Tensor, single: bool) -> torch.Tensor:
+        """``X_e^T diag(s) X_e`` [k, p, p] in float64 (X_e: X with the ones column)."""
+        X = self.x(single)
+        Xs = X * s.to(X.dtype).unsqueeze(-1)
+        H = torch.bmm(X.transpose(1, 2), Xs).to(torch.float64)
+        if not self.intercept:
+            return H
+        xs = Xs.sum(dim=1).to(torch.float64)
+        top = torch.cat([H, xs.unsqueeze(-1)], dim=2)
+        return torch.cat([top, torch.cat([xs, s.sum(dim=1, keepdim=True)], dim=1).unsqueeze(1)], dim=1)
+
+
+def _cholesky(H: torch.Tensor) -> torch.Tensor:
+    """Cholesky factor, adding a growing ridge where H is not numerically positive definite."""
+    L, info = torch.linalg.cholesky_ex(H)
+    ridge = 1e-10 * H.diagonal(dim1=1, dim2=2).abs().amax(dim=1).clamp_min(1.0)
+    while bool((info != 0).any()):
+        bad = info != 0
+        eye = torch.eye(H.shape[1], dtype=H.dtype)
+        L[bad], info[bad] = torch.linalg.cholesky_ex(H[bad] + ridge[bad, None, None] * eye)
+        ridge = ridge * 100.0
+    return L
+
+
+def _precondition(L: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+    if _INV:
+        return torch.bmm(L, r.unsqueeze(-1)).squeeze(-1)
+    return torch.cholesky_solve(r.unsqueeze(-1), L).squeeze(-1)
+
+import os
+_POLICY = os.environ.get("LRPOL", "carry")
+_INV = os.environ.get("LRINV", "0") == "1"
+_REFRESH_AT = float(os.environ.get("LRREF", "1e-3"))
+def _make_pre(H):
+    L = _cholesky(H)
+    return torch.cholesky_inverse(L) if _INV else L
+
+
+def _pcg(hv, b: torch.Tensor, L: torch.Tensor, rtol: torch.Tensor, live: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """Solve ``H x = b`` for each live problem to ``||H x - b|| <= rtol ||b||`` by preconditioned
+    conjugate gradients (Nocedal & Wright Alg. 5.3); ``hv(v)`` computes ``H v`` for all k."""
+    x = torch.zeros_like(b)
+    r = b.clone()
+    z = _precondition(L, r)
+    direction, rz = z.clone(), (r * z).sum(dim=1)
+    target = rtol * b.norm(dim=1)
+    todo = live & (r.norm(dim=1) > target)
+    steps = 0
+    while bool(todo.any()) and steps < _MAX_CG:
+        Hd = hv(direction)
+        curv = (direction * Hd).sum(dim=1)
+        todo = todo & (curv > 0)
+        alpha = torch.where(todo, rz / torch.where(todo, curv, 1.0), 0.0)
+        x += alpha.unsqueeze(1) * direction
+        r -= alpha.unsqueeze(1) * Hd
+        z = _precondition(L, r)
+        rz_new = (r * z).sum(dim=1)
+        beta = torch.where(rz > 0, rz_new / torch.where(rz > 0, rz, 1.0), 0.0)
+        direction = z + beta.unsqueeze(1) * direction
+        rz = rz_new
+        steps += 1
+        todo = todo & (r.norm(dim=1) > target)
+    return x, steps
+
+
+def _objective(z, y, theta, C, penalty):
     # logloss(y, z) = log(1 + e^z) - y z, computed without overflow
     loss = torch.logaddexp(torch.zeros((), dtype=z.dtype), z) - y * z
-    return C * loss.sum(dim=1) + 0.5 * (penalty * theta * theta).sum(dim=1), z
+    return C * loss.sum(dim=1) + 0.5 * (penalty * theta * theta).sum(dim=1)
 
 
-def _take(t: torch.Tensor, idx: torch.Tensor, full: bool) -> torch.Tensor:
-    return t if full else t[idx]
+def _line_search(z, u, y, theta, step, f0, slope, C, penalty, live):
+    """Backtracking (Armijo) per problem along ``step`` with ``u = X step``: each trial costs
+    O(k m), no pass over the features. Returns the step lengths (0 where none was accepted)."""
+    t = torch.ones(len(theta), dtype=torch.float64)
+    accepted = ~live
+    length = torch.zeros_like(t)
+    for _ in range(_MAX_HALVINGS):
+        cand = theta + t.unsqueeze(1) * step
+        f = _objective(z + t.unsqueeze(1) * u, y, cand, C, penalty)
+        ok = f <= f0 + _ARMIJO * t * slope
+        # near the optimum the predicted decrease is below f's float resolution: accept any
+        # non-increasing step; a vanishing step is accepted as well (optimal to precision)
+        ok |= (f <= f0) & (-slope <= 1e-13 * f0.abs())
+        ok |= t * step.abs().amax(dim=1) <= 1e-15 * (1 + theta.abs().amax(dim=1))
+        new = ok & ~accepted
+        length = torch.where(new, t, length)
+        accepted |= ok
+        if bool(accepted.all()):
+            break
+        t = torch.where(accepted, t, 0.5 * t)
+    return length, accepted
 
 
 def fit_logistic_batched(
@@ -126,7 +257,8 @@ def fit_logistic_batched(
     fit_intercept: learn an unpenalised bias per problem.
     tol: stop a problem when its largest gradient entry is <= tol * max(1, C * m).
     max_iter: Newton iterations at most.
-    init: warm start (same optimum, fewer iterations); must have k models and d features.
+    init: warm start (same optimum, fewer iterations): a previous fit with k models and d
+        features; its ``curvature`` preconditions the truncated-Newton solver.
     """
     Xt = _as_float64(X, "X")
     yt = _as_float64(y, "y")
@@ -137,9 +269,11 @@ def fit_logistic_batched(
         raise ValueError(f"y must have shape [k, m] = {(k, m)}, got {tuple(yt.shape)}")
     if k == 0 or m == 0:
         raise ValueError("need at least one problem and one row per problem")
-    if not torch.isfinite(Xt).all():
+    # one reduction instead of an elementwise test (a NaN or inf makes the sum non-finite);
+    # the full test runs only to rule out an overflowing sum of finite values
+    if not bool(torch.isfinite(Xt.sum())) and not bool(torch.isfinite(Xt).all()):
         raise ValueError("X contains NaN or infinite values; clean the inputs first")
-    if not ((yt == 0) | (yt == 1)).all():
+    if not bool(((yt == 0) | (yt == 1)).all()):
         raise ValueError("y must contain only 0 and 1")
     if fit_intercept:
         both = (yt.amax(dim=1) == 1) & (yt.amin(dim=1) == 0)
@@ -153,74 +287,85 @@ def fit_logistic_batched(
 
     p_dim = d + int(fit_intercept)
     theta = torch.zeros(k, p_dim, dtype=torch.float64)
+    curvature = None
     if init is not None:
         if tuple(init.coef.shape) != (k, d):
             raise ValueError(f"init has coef shape {tuple(init.coef.shape)}, expected {(k, d)}")
         theta[:, :d] = init.coef.detach().to(torch.float64)
         if fit_intercept:
             theta[:, d] = init.intercept.detach().to(torch.float64)
-    Xe = torch.cat([Xt, torch.ones(k, m, 1, dtype=torch.float64)], dim=2) if fit_intercept else Xt
+        if init.curvature is not None and tuple(init.curvature.shape) == (k, p_dim, p_dim):
+            curvature = init.curvature
+    rows = _Rows(Xt, fit_intercept)
     penalty = torch.ones(p_dim, dtype=torch.float64)
     if fit_intercept:
         penalty[-1] = 0.0
-    eye = torch.diag(penalty) + 1e-12 * torch.eye(p_dim, dtype=torch.float64)
-    threshold = tol * max(1.0, C * m)
+    # the 1e-12 ridge guards the unpenalised intercept row when s ~ 0 on (nearly) separable data
+    ridge = torch.diag(penalty) + 1e-12 * torch.eye(p_dim, dtype=torch.float64)
+    scale = max(1.0, C * m)
+    threshold = tol * scale
+    iterative = d > _DIRECT_MAX_FEATURES
+    single = iterative  # float32 outer steps until the gradient is small (truncated Newton only)
+    direct_next = not iterative
     n_iter = torch.zeros(k, dtype=torch.int64)
     converged = torch.zeros(k, dtype=torch.bool)
-    f, z = _objective(Xe, yt, theta, C, penalty)
+    n_cg = 0
+    refreshed = False
+    z = rows.times(theta, single)
 
-    for _ in range(max_iter + 1):
-        active = torch.nonzero(~converged).flatten()
-        full = active.numel() == k
-        Xa, ya, za = _take(Xe, active, full), _take(yt, active, full), _take(z, active, full)
-        ta, fa = _take(theta, active, full), _take(f, active, full)
-        p = torch.sigmoid(za)
-        # gradient of the objective: C X^T (p - y) + penalty * theta
-        g = torch.bmm((C * (p - ya)).unsqueeze(1), Xa).squeeze(1) + penalty * ta
-        done = g.abs().amax(dim=1) <= threshold
-        converged[active[done]] = True
-        if bool(done.all()) or _ == max_iter:
-            break
-        if bool(done.any()):
-            keep = ~done
-            active, Xa, ya, ta, fa, g, p = active[keep], Xa[keep], ya[keep], ta[keep], fa[keep], g[keep], p[keep]
-            full = False
-        s = C * p * (1.0 - p)  # IRLS weights
-        # Hessian C X^T diag(s) X + diag(penalty); the 1e-12 ridge guards the unpenalised
-        # intercept row when s ~ 0 on (nearly) separable data
-        H = torch.bmm((Xa * s.unsqueeze(-1)).transpose(1, 2), Xa) + eye
-        L, info = torch.linalg.cholesky_ex(H)
-        step = torch.cholesky_solve(-g.unsqueeze(-1), L).squeeze(-1)
-        if bool((info != 0).any()):  # not positive definite numerically: fall back to LU
-            bad = info != 0
-            step[bad] = torch.linalg.solve(H[bad], -g[bad].unsqueeze(-1)).squeeze(-1)
-        slope = (g * step).sum(dim=1)  # directional derivative, < 0
-        n_act = len(active)
-        t = torch.ones(n_act, dtype=torch.float64)
-        accepted = torch.zeros(n_act, dtype=torch.bool)
-        new_t, new_f = ta.clone(), fa.clone()
-        new_z = _take(z, active, full).clone()
-        for _h in range(_MAX_HALVINGS):
-            todo = torch.nonzero(~accepted).flatten()
-            if todo.numel() == 0:
+    for it in range(max_iter + 1):
+        q = torch.sigmoid(z)
+        g = rows.rtimes(C * (q - yt), single) + penalty * theta
+        gmax = g.abs().amax(dim=1)
+        if single and bool((gmax <= max(threshold, _SWITCH * scale)).all()):
+            single = False  # float64 from here: fresh logits, gradient and objective
+            z = rows.times(theta, False)
+            q = torch.sigmoid(z)
+            g = rows.rtimes(C * (q - yt), False) + penalty * theta
+            gmax = g.abs().amax(dim=1)
+        if not single:
+            converged |= gmax <= threshold
+            if bool(converged.all()) or it == max_iter:
                 break
-            all_todo = todo.numel() == n_act
-            cand = _take(ta, todo, all_todo) + t[todo, None] * _take(step, todo, all_todo)
-            cf, cz = _objective(_take(Xa, todo, all_todo), _take(ya, todo, all_todo), cand, C, penalty)
-            ok = cf <= fa[todo] + _ARMIJO * t[todo] * slope[todo]
-            # near the optimum the predicted decrease is below f's float resolution: accept any
-            # non-increasing step; a vanishing step is accepted as well (optimal to precision)
-            ok |= (cf <= fa[todo]) & (-slope[todo] <= 1e-13 * fa[todo].abs())
-            ok |= (t[todo] * step[todo].abs().amax(dim=1)) <= 1e-15 * (1 + ta[todo].abs().amax(dim=1))
-            idx = todo[ok]
-            new_t[idx], new_f[idx], new_z[idx] = cand[ok], cf[ok], cz[ok]
-            accepted[idx] = True
-            t[todo[~ok]] *= 0.5
-        stuck = ~accepted  # no decrease possible: optimal to working precision
-        converged[active[stuck]] = True
-        theta[active], f[active], z[active] = new_t, new_f, new_z
-        n_iter[active[accepted]] += 1
+        elif it == max_iter:
+            break
+        live = ~converged
+        s = C * q * (1.0 - q)  # IRLS weights
+        if direct_next:
+            H = rows.hessian(s, False) + ridge
+            step = _precondition(_cholesky(H), -g)
+        else:
+            if curvature is None or (_POLICY.startswith("fresh") and it == 0) or (_POLICY in ("fresh2", "local") and not refreshed and float(gmax.max()) < _REFRESH_AT * scale):
+                refreshed = refreshed or float(gmax.max()) < _REFRESH_AT * scale
+                curvature = _make_pre(rows.hessian(s, True) + ridge)
+                if _INV: step = None
+            s_single = s
+
+            def hv(v, s_single=s_single):
+                return rows.rtimes(s_single * rows.times(v, True), True) + penalty * v
+
+            forcing = torch.clamp(torch.sqrt(gmax / scale), 1e-6, 0.1)
+            step, cg_steps = _pcg(hv, -g, curvature, forcing, live)
+            n_cg += cg_steps
+        step = torch.where(live.unsqueeze(1), step, 0.0)
+        u = rows.times(step, single)  # change of the logits per unit step
+        f0 = _objective(z, yt, theta, C, penalty)
+        slope = (g * step).sum(dim=1)
+        length, accepted = _line_search(z, u, yt, theta, step, f0, slope, C, penalty, live)
+        theta = theta + length.unsqueeze(1) * step
+        z = z + length.unsqueeze(1) * u
+        n_iter += (live & (length > 0)).to(torch.int64)
+        stuck = live & ~accepted
+        if bool(stuck.any()):
+            if single:
+                single = False  # float32 cannot resolve further progress: go on in float64
+                z = rows.times(theta, False)
+            elif not direct_next:
+                direct_next = True  # an inexact direction failed: take exact Newton steps
+            else:
+                converged |= stuck  # no decrease possible: optimal to working precision
 
     coef = theta[:, :d].clone()
     intercept = theta[:, d].clone() if fit_intercept else torch.zeros(k, dtype=torch.float64)
-    return LogisticFit(coef=coef, intercept=intercept, n_iter=n_iter, converged=converged)
+    return LogisticFit(coef=coef, intercept=intercept, n_iter=n_iter, converged=converged,
+                       curvature=curvature, n_cg=n_cg)

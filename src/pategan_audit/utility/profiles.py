@@ -60,6 +60,7 @@ class UtilityProfile:
     datasets: Table 4 rows (and Tables 1, 6, 12 unless narrowed below).
     subsample: training rows per dataset (None = full split; stratified, seed 13).
     max_iter: generator iteration cap (paper 10,000).
+    max_iter_by_dataset: per-dataset caps overriding ``max_iter`` (fast profiles: wide ISOLET).
     main_tables: (M, S) per dataset at the main ε (B.4: 5 x 5, Credit 3 x 3).
     sweep_tables: (M, S) for every other sweep point (B.4: 3 x 3).
     sweep_epsilons: ε values per dataset of the ε-sweep figures.
@@ -74,6 +75,7 @@ class UtilityProfile:
     datasets: tuple[str, ...]
     subsample: dict = field(default_factory=dict)
     max_iter: int | None = 10_000
+    max_iter_by_dataset: dict = field(default_factory=dict)
     main_tables: dict = field(default_factory=dict)
     sweep_tables: tuple[int, int] = (3, 3)
     sweep_epsilons: dict = field(default_factory=dict)
@@ -91,6 +93,9 @@ class UtilityProfile:
 
     def tables_for(self, dataset: str) -> tuple[int, int]:
         return tuple(self.main_tables.get(dataset, self.sweep_tables))
+
+    def max_iter_for(self, dataset: str) -> int | None:
+        return self.max_iter_by_dataset.get(dataset, self.max_iter)
 
     def knobs(self) -> dict:
         return {"mlp_max_iter": self.mlp_max_iter, "xgb_n_jobs": self.xgb_n_jobs}
@@ -114,13 +119,14 @@ UTILITY_PROFILES: dict[str, UtilityProfile] = {
         datasets=PAPER_DATASETS,
         subsample={"epileptic_seizure": 1000, "credit": 10_000, "isolet": 1000},
         max_iter=300,
+        max_iter_by_dataset={"isolet": 100},
         main_tables={"credit": (1, 1), "cervical_cancer": (2, 2), "isolet": (1, 1), "epileptic_seizure": (1, 2)},
         sweep_tables=(1, 1),
         sweep_epsilons={"epileptic_seizure": (0.1, 1.0, 10.0), "credit": (1.0, 10.0)},
         teacher_ratios=(500, 1000, 5000),
         teacher_tables=(1, 1),
         teacher_max_iter=100,
-        conditional_datasets=("cervical_cancer", "epileptic_seizure"),
+        conditional_datasets=("credit", "cervical_cancer", "epileptic_seizure"),
         hyperparameter_datasets=("cervical_cancer", "epileptic_seizure"),
         hyperparameter_tables={"cervical_cancer": (1, 2), "epileptic_seizure": (1, 1)},
         mnist={"subsample": 500, "epsilons": (1.0, 10.0), "tables": (1, 1), "max_iter": 100},
@@ -133,12 +139,12 @@ UTILITY_PROFILES: dict[str, UtilityProfile] = {
         },
         mlp_max_iter=200,
         xgb_n_jobs=1,
-        description="fast profile (protocols F.2): 300 iterations, subsampled Epileptic/Credit/ISOLET, 1-4 tables per cell",
+        description="fast profile (protocols F.2): 300 iterations (ISOLET 100), subsampled Epileptic/Credit/ISOLET, 1-4 tables per cell",
     ),
     "smoke": UtilityProfile(
         name="smoke",
         datasets=("cervical_cancer", "epileptic_seizure"),
-        subsample={"epileptic_seizure": 300},
+        subsample={"epileptic_seizure": 100},
         max_iter=5,
         main_tables={"cervical_cancer": (1, 1), "epileptic_seizure": (1, 1)},
         sweep_tables=(1, 1),
@@ -156,7 +162,7 @@ UTILITY_PROFILES: dict[str, UtilityProfile] = {
         },
         mlp_max_iter=50,
         xgb_n_jobs=1,
-        description="CI smoke run: 5 iterations, Cervical + Epileptic-300, one table per cell",
+        description="CI smoke run: 5 iterations, Cervical + Epileptic-100, one table per cell",
     ),
 }
 
@@ -182,7 +188,7 @@ def _datasets(datasets, default) -> tuple[str, ...]:
 
 def _cell(profile: UtilityProfile, dataset: str, implementation: str, epsilon: float, tables, seed: int, **kw) -> UtilityCell:
     m, s = tables
-    kw.setdefault("max_iter", profile.max_iter)
+    kw.setdefault("max_iter", profile.max_iter_for(dataset))
     return UtilityCell(
         dataset=dataset, implementation=implementation, epsilon=epsilon, n_models=m, n_tables=s,
         subsample=profile.subsample.get(dataset), seed=seed, **profile.knobs(), **kw,

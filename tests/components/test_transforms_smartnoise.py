@@ -77,3 +77,18 @@ def test_dp_mode_spends_budget(table):
         GanTableTransformer(bounds="dp")
     with pytest.raises(ValueError, match="rng"):
         GanTableTransformer(bounds="dp", preprocessor_eps=1.0)
+
+
+def test_public_bounds_fix_the_categorical_domain():
+    """With public bounds the label's categories come from the metadata, not the data, so a
+    world without the target (all-zero label) still has the category 1 (audit channel control)."""
+    import pandas as pd
+
+    from pategan_audit.components.smartnoise_transformer import GanTableTransformer
+
+    out_world = pd.DataFrame({"A": [0, 0, 0, 0], "C": [0, 0, 0, 0]})
+    pub = {"A": (0, 1), "C": (0, 1)}
+    t = GanTableTransformer(categorical_columns=["C"], bounds="public", public_bounds=pub).fit(out_world)
+    assert list(t.categories["C"]) == [0, 1] and t.width == 3
+    t_data = GanTableTransformer(categorical_columns=["C"], bounds="data").fit(out_world)
+    assert list(t_data.categories["C"]) == [0]

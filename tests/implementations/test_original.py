@@ -150,3 +150,20 @@ def test_config_errors():
         Original.from_overrides(integer_decode="round")
     with pytest.raises(ValueError, match="public_bounds"):
         OriginalConfig(bounds="public")
+
+
+def test_critic_score_hook_matches_the_critic_on_scaled_rows():
+    """The white-box hook used by target selection (protocols D.3) scores rows with the critic."""
+    import numpy as np
+    import pandas as pd
+    import torch
+
+    from pategan_audit.implementations import create
+
+    df = pd.DataFrame({"a": [0, 1, 2, 3, 4, 5] * 5, "b": [1.0, 0.5, 0.2, 0.1, 0.9, 0.3] * 5})
+    model = create("original", seed=0, max_iter=2, num_teachers=2).fit(df)
+    scores = model.critic_score(df.iloc[:4])
+    assert scores.shape == (4,) and np.isfinite(scores).all()
+    x = torch.as_tensor(model.scaler.transform(df.iloc[:4][model.features_]), dtype=torch.float32)
+    assert np.allclose(scores, model.D(x)[:, 0].detach().numpy())
+    assert not np.allclose(scores, scores[0])  # depends on the row

@@ -145,7 +145,7 @@ class GanTableTransformer:
         start = 0
         for c in df.columns:
             if c in self.categorical_columns:
-                self.categories[c] = np.sort(pd.unique(df[c].to_numpy()))
+                self.categories[c] = self._categories(df, c)
                 width = len(self.categories[c])
             else:
                 width = 1
@@ -153,6 +153,22 @@ class GanTableTransformer:
             start += width
         self.width = start
         return self
+
+    def _categories(self, df: pd.DataFrame, column: str) -> np.ndarray:
+        """Category list of a categorical column: read from the data (snsynth's LabelTransformer),
+        or, with ``bounds="public"`` and ``public_bounds[column] = (lo, hi)`` given, the integer
+        range lo..hi — public metadata, so the presence of a record cannot change the domain."""
+        if self.bounds_mode == "public" and self.public_bounds and column in self.public_bounds:
+            lo, hi = self.public_bounds[column]
+            if float(lo) != int(lo) or float(hi) != int(hi) or hi < lo:
+                raise ValueError(f"public_bounds[{column!r}] = {(lo, hi)}: a categorical domain needs integer lo <= hi")
+            domain = np.arange(int(lo), int(hi) + 1)
+            seen = pd.unique(df[column].to_numpy())
+            outside = sorted(set(seen.tolist()) - set(domain.tolist()))
+            if outside:
+                raise ValueError(f"column {column!r} has values {outside[:5]} outside its public domain {int(lo)}..{int(hi)}")
+            return domain.astype(df[column].dtype) if pd.api.types.is_integer_dtype(df[column]) else domain
+        return np.sort(pd.unique(df[column].to_numpy()))
 
     def transform(self, df: pd.DataFrame) -> np.ndarray:
         """[n, width] float64: continuous in [-1, 1], categorical one-hot."""

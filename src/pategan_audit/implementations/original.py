@@ -109,6 +109,19 @@ class Original(WganGenerator):
         self.X_ = torch.as_tensor(self.scaler.fit_transform(df[self.features_]), dtype=torch.float32)
         self.trace.bounds = dict(self.scaler.bounds)
 
+    def critic_score(self, rows: pd.DataFrame) -> np.ndarray:
+        """White-box hook for target selection (protocols spec D.3 step 4, the authors'
+        ``sd_predict``): the critic's raw output on ``rows`` mapped with the fitted scaler
+        (conditional models feed each row's own label)."""
+        if not self.fitted_:
+            raise RuntimeError("original: call fit() before critic_score()")
+        x = torch.as_tensor(self.scaler.transform(rows[self.features_]), dtype=torch.float32)
+        if self.cond_ is not None:
+            y = torch.as_tensor(rows[self.label_].to_numpy(dtype=np.float64), dtype=torch.float32)
+            x = self._with_cond(x, y)
+        with torch.no_grad():
+            return self.D(x)[:, 0].to(torch.float64).numpy()
+
     def conditional_labels(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """The label vector fed to the generator for ``n`` rows (see the module docstring)."""
         y = self.train_labels_

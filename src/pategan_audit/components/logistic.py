@@ -10,23 +10,22 @@ the same strictly convex objective
 so its minimiser is unique and the solver only changes how closely it is approached. This
 module solves k such problems jointly with a damped Newton method (IRLS), theta = [w; b]:
 
-* gradient  g = C X^T (p - y) + [w; 0]            (always float64 for the stopping test)
+* gradient  g = C X^T (p - y) + [w; 0]            (float64 for the stopping test)
 * Hessian   H = C X^T diag(p(1-p)) X + diag(1, ..., 1, 0)
 * step      Newton direction H^{-1} g, backtracking (Armijo) line search per problem,
 * stop      per problem when ||g||_inf <= tol * max(1, C * m).
 
-The Newton direction is found in one of two ways; both end at the same optimum, they differ
-only in cost:
+Two ways to get the Newton direction; they end at the same optimum and differ only in cost:
 
 * direct (d <= 64 features): float64 Hessian and Cholesky solve every step, O(k m d^2).
 * truncated Newton (d > 64): the Newton system is solved by preconditioned conjugate gradients
-  (Nocedal & Wright, *Numerical Optimization*, Alg. 7.1 with Eisenstat-Walker forcing), each CG
-  step one Hessian-vector product ``X^T (s * (X v))``: two float32 passes over the rows, O(k m d).
-  The preconditioner is the Cholesky factor of a Hessian computed once and carried to the next
-  fit (``LogisticFit.curvature``, passed back through ``init``): teachers re-fitted every
-  iteration on similar data need no new one for many iterations. The outer steps use float32
-  gradients while they are large; from ``||g|| <= 1e-5 * max(1, C*m)`` on, the gradient, the
-  line search and the stopping test are float64, so float32 changes the path, not the answer.
+  (Nocedal & Wright, *Numerical Optimization*, §7.1, Eisenstat-Walker forcing), one
+  Hessian-vector product ``X^T (s * (X v))`` per CG step: two float32 passes over the rows,
+  O(k m d). The preconditioner is a float32 Hessian, formed at the starting point and once
+  more when the gradient has fallen 100-fold, so the last (quadratically convergent) steps
+  need one to three CG steps each. Outer steps use float32 gradients while
+  ``||g|| > 1e-5 * max(1, C*m)``; from then on the logits, gradient, line search and stopping
+  test are float64, so float32 changes the path, not the answer.
 
 Newton converges quadratically, so the optimum is reached to the stated tolerance, where lbfgs
 (tol 1e-4, max_iter 100) or sag (tol 1e-4) stop earlier. Deviation: at scikit-learn's default
@@ -45,8 +44,9 @@ __all__ = ["LogisticFit", "fit_logistic_batched"]
 
 _ARMIJO = 1e-4
 _MAX_HALVINGS = 60
-_DIRECT_MAX_FEATURES = 64  # above: truncated Newton; below, a d x d Hessian per step is cheaper
-_SWITCH = 1e-5  # relative gradient below which the outer steps are computed in float64
+_DIRECT_MAX_FEATURES = 64  # up to this width a d x d Hessian per Newton step is the cheaper way
+_SWITCH = 1e-5  # relative gradient below which outer steps are computed in float64
+_REFRESH = 1e-2  # re-form the preconditioner (once) after the gradient fell by this factor
 _MAX_CG = 50
 
 
@@ -56,16 +56,13 @@ class LogisticFit:
 
     coef: [k, d] float64 weights; intercept: [k] float64 biases;
     n_iter: [k] Newton iterations each problem used; converged: [k] bool;
-    curvature: [k, p, p] Cholesky factor of the preconditioner the truncated-Newton solver used
-    (p = d + 1 with an intercept), handed on to the next fit through ``init``; None otherwise;
-    n_cg: conjugate-gradient steps (Hessian-vector products) this fit took.
+    n_cg: conjugate-gradient steps (Hessian-vector products) of the truncated-Newton solver.
     """
 
     coef: torch.Tensor
     intercept: torch.Tensor
     n_iter: torch.Tensor
     converged: torch.Tensor
-    curvature: torch.Tensor | None = None
     n_cg: int = 0
 
     @property
@@ -115,14 +112,19 @@ def _as_float64(X, name: str) -> torch.Tensor:
 
 
 class _Rows:
-    """The k design matrices [k, m, d] in float64 and (made on first use) float32, and the two
-    products the solver needs on parameters theta = [w; b] of width p: ``X w + b`` and
-    ``[X^T r; sum r]``. Both are row-vector-times-matrix products, which BLAS runs as
-    matrix-vector kernels without transposed copies."""
+    """The k design matrices [k, m, d] in float64 and (made on first use) float32, and the
+    products the solver needs on parameters theta = [w; b] of width p: ``X w + b``,
+    ``[X^T r; sum r]`` and the weighted Gram matrix ``X_e^T diag(s) X_e`` (X_e: X with a ones
+    column). ``augment`` stores X_e itself (cheap for narrow X; the bias then rides along in
+    every product), otherwise the bias terms are added separately, avoiding a copy of wide X.
+    The products are row-vector-times-matrix kernels (BLAS gemv): no transposed copies."""
 
-    def __init__(self, x64: torch.Tensor, fit_intercept: bool):
-        self.x64, self.x32, self.intercept = x64.contiguous(), None, fit_intercept
-        self.d = x64.shape[2]
+    def __init__(self, x64: torch.Tensor, fit_intercept: bool, augment: bool):
+        if fit_intercept and augment:
+            x64 = torch.cat([x64, torch.ones(*x64.shape[:2], 1, dtype=x64.dtype)], dim=2)
+        self.x64, self.x32 = x64.contiguous(), None
+        self.bias = fit_intercept and not augment
+        self.cols = x64.shape[2]
 
     def x(self, single: bool) -> torch.Tensor:
         if not single:
@@ -133,23 +135,26 @@ class _Rows:
 
     def times(self, theta: torch.Tensor, single: bool) -> torch.Tensor:
         X = self.x(single)
-        z = np.matmul(X.numpy(), theta[:, : self.d].to(X.dtype).numpy()[:, :, None])[:, :, 0]
+        z = np.matmul(X.numpy(), theta[:, : self.cols].to(X.dtype).numpy()[:, :, None])[:, :, 0]
         z = torch.from_numpy(z).to(torch.float64)
-        return z + theta[:, self.d : self.d + 1] if self.intercept else z
+        return z + theta[:, self.cols :] if self.bias else z
 
     def rtimes(self, r: torch.Tensor, single: bool) -> torch.Tensor:
         X = self.x(single)
         gw = torch.bmm(r.to(X.dtype).unsqueeze(1), X).squeeze(1).to(torch.float64)
-        return torch.cat([gw, r.sum(dim=1, keepdim=True)], dim=1) if self.intercept else gw
+        return torch.cat([gw, r.sum(dim=1, keepdim=True)], dim=1) if self.bias else gw
 
     def hessian(self, s: torch.Tensor, single: bool) -> torch.Tensor:
-        """``X_e^T diag(s) X_e`` [k, p, p] in float64 (X_e: X with the ones column)."""
+        """``X_e^T diag(s) X_e`` [k, p, p] in float64."""
         X = self.x(single)
-        Xs = X * s.to(X.dtype).unsqueeze(-1)
-        H = torch.bmm(X.transpose(1, 2), Xs).to(torch.float64)
-        if not self.intercept:
+        root = s.to(X.dtype).sqrt().unsqueeze(-1)
+        W = X * root
+        Wn = W.numpy()
+        # one BLAS gemm per problem: faster on CPU than a batched product for these shapes
+        H = torch.from_numpy(np.stack([Wn[i].T @ Wn[i] for i in range(len(Wn))])).to(torch.float64)
+        if not self.bias:
             return H
-        xs = Xs.sum(dim=1).to(torch.float64)
+        xs = torch.bmm(root.transpose(1, 2), W).squeeze(1).to(torch.float64)
         top = torch.cat([H, xs.unsqueeze(-1)], dim=2)
         return torch.cat([top, torch.cat([xs, s.sum(dim=1, keepdim=True)], dim=1).unsqueeze(1)], dim=1)
 
@@ -166,27 +171,19 @@ def _cholesky(H: torch.Tensor) -> torch.Tensor:
     return L
 
 
-def _precondition(L: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
-    if _INV:
-        return torch.bmm(L, r.unsqueeze(-1)).squeeze(-1)
-    return torch.cholesky_solve(r.unsqueeze(-1), L).squeeze(-1)
-
-import os
-_POLICY = os.environ.get("LRPOL", "carry")
-_INV = os.environ.get("LRINV", "0") == "1"
-_REFRESH_AT = float(os.environ.get("LRREF", "1e-3"))
-def _make_pre(H):
-    L = _cholesky(H)
-    return torch.cholesky_inverse(L) if _INV else L
-
-
-def _pcg(hv, b: torch.Tensor, L: torch.Tensor, rtol: torch.Tensor, live: torch.Tensor) -> tuple[torch.Tensor, int]:
+def _pcg(hv, b: torch.Tensor, factor: torch.Tensor, rtol: torch.Tensor, live: torch.Tensor) -> tuple[torch.Tensor, int]:
     """Solve ``H x = b`` for each live problem to ``||H x - b|| <= rtol ||b||`` by preconditioned
-    conjugate gradients (Nocedal & Wright Alg. 5.3); ``hv(v)`` computes ``H v`` for all k."""
+    conjugate gradients (Nocedal & Wright Alg. 5.3); ``hv(v)`` computes ``H v`` for all k and
+    ``factor`` [k, p, p] is the Cholesky factor L of the preconditioner ``M = L L^T``."""
+
+    def precondition(r):
+        half = torch.linalg.solve_triangular(factor, r.unsqueeze(-1), upper=False)
+        return torch.linalg.solve_triangular(factor.mT, half, upper=True).squeeze(-1)
+
     x = torch.zeros_like(b)
-    r = b.clone()
-    z = _precondition(L, r)
-    direction, rz = z.clone(), (r * z).sum(dim=1)
+    r = b
+    z = precondition(r)
+    direction, rz = z, (r * z).sum(dim=1)
     target = rtol * b.norm(dim=1)
     todo = live & (r.norm(dim=1) > target)
     steps = 0
@@ -194,10 +191,10 @@ def _pcg(hv, b: torch.Tensor, L: torch.Tensor, rtol: torch.Tensor, live: torch.T
         Hd = hv(direction)
         curv = (direction * Hd).sum(dim=1)
         todo = todo & (curv > 0)
-        alpha = torch.where(todo, rz / torch.where(todo, curv, 1.0), 0.0)
-        x += alpha.unsqueeze(1) * direction
-        r -= alpha.unsqueeze(1) * Hd
-        z = _precondition(L, r)
+        alpha = torch.where(todo, rz / torch.where(todo, curv, 1.0), 0.0).unsqueeze(1)
+        x = x + alpha * direction
+        r = r - alpha * Hd
+        z = precondition(r)
         rz_new = (r * z).sum(dim=1)
         beta = torch.where(rz > 0, rz_new / torch.where(rz > 0, rz, 1.0), 0.0)
         direction = z + beta.unsqueeze(1) * direction
@@ -213,27 +210,29 @@ def _objective(z, y, theta, C, penalty):
     return C * loss.sum(dim=1) + 0.5 * (penalty * theta * theta).sum(dim=1)
 
 
-def _line_search(z, u, y, theta, step, f0, slope, C, penalty, live):
-    """Backtracking (Armijo) per problem along ``step`` with ``u = X step``: each trial costs
-    O(k m), no pass over the features. Returns the step lengths (0 where none was accepted)."""
+def _line_search(z, u, y, theta, step, g, f0, C, penalty, live):
+    """Backtracking (Armijo) per problem along ``step`` from objective values ``f0``, with
+    ``u = X step``: a trial costs O(k m), no pass over the features. Returns the step lengths
+    (0 for problems not live), the objective at the new points and which problems found an
+    acceptable step."""
+    slope = (g * step).sum(dim=1)  # directional derivative, < 0 for a descent direction
+    # near the optimum the predicted decrease is below f's float resolution: then accept any
+    # non-increasing step; a vanishing step is accepted as well (optimal to precision)
+    flat = -slope <= 1e-13 * f0.abs()
+    vanishing = 1e-15 * (1 + theta.abs().amax(dim=1)) / step.abs().amax(dim=1).clamp_min(1e-300)
     t = torch.ones(len(theta), dtype=torch.float64)
     accepted = ~live
-    length = torch.zeros_like(t)
+    length, f_new = torch.zeros_like(t), f0
     for _ in range(_MAX_HALVINGS):
-        cand = theta + t.unsqueeze(1) * step
-        f = _objective(z + t.unsqueeze(1) * u, y, cand, C, penalty)
-        ok = f <= f0 + _ARMIJO * t * slope
-        # near the optimum the predicted decrease is below f's float resolution: accept any
-        # non-increasing step; a vanishing step is accepted as well (optimal to precision)
-        ok |= (f <= f0) & (-slope <= 1e-13 * f0.abs())
-        ok |= t * step.abs().amax(dim=1) <= 1e-15 * (1 + theta.abs().amax(dim=1))
+        f = _objective(z + t.unsqueeze(1) * u, y, theta + t.unsqueeze(1) * step, C, penalty)
+        ok = (f <= f0 + _ARMIJO * t * slope) | ((f <= f0) & flat) | (t <= vanishing)
         new = ok & ~accepted
-        length = torch.where(new, t, length)
-        accepted |= ok
+        length, f_new = torch.where(new, t, length), torch.where(new, f, f_new)
+        accepted = accepted | ok
         if bool(accepted.all()):
             break
         t = torch.where(accepted, t, 0.5 * t)
-    return length, accepted
+    return length, f_new, accepted
 
 
 def fit_logistic_batched(
@@ -257,8 +256,7 @@ def fit_logistic_batched(
     fit_intercept: learn an unpenalised bias per problem.
     tol: stop a problem when its largest gradient entry is <= tol * max(1, C * m).
     max_iter: Newton iterations at most.
-    init: warm start (same optimum, fewer iterations): a previous fit with k models and d
-        features; its ``curvature`` preconditions the truncated-Newton solver.
+    init: warm start (same optimum, fewer iterations); must have k models and d features.
     """
     Xt = _as_float64(X, "X")
     yt = _as_float64(y, "y")
@@ -287,16 +285,14 @@ def fit_logistic_batched(
 
     p_dim = d + int(fit_intercept)
     theta = torch.zeros(k, p_dim, dtype=torch.float64)
-    curvature = None
     if init is not None:
         if tuple(init.coef.shape) != (k, d):
             raise ValueError(f"init has coef shape {tuple(init.coef.shape)}, expected {(k, d)}")
         theta[:, :d] = init.coef.detach().to(torch.float64)
         if fit_intercept:
             theta[:, d] = init.intercept.detach().to(torch.float64)
-        if init.curvature is not None and tuple(init.curvature.shape) == (k, p_dim, p_dim):
-            curvature = init.curvature
-    rows = _Rows(Xt, fit_intercept)
+    exact_steps = d <= _DIRECT_MAX_FEATURES
+    rows = _Rows(Xt, fit_intercept, augment=exact_steps)
     penalty = torch.ones(p_dim, dtype=torch.float64)
     if fit_intercept:
         penalty[-1] = 0.0
@@ -304,68 +300,65 @@ def fit_logistic_batched(
     ridge = torch.diag(penalty) + 1e-12 * torch.eye(p_dim, dtype=torch.float64)
     scale = max(1.0, C * m)
     threshold = tol * scale
-    iterative = d > _DIRECT_MAX_FEATURES
-    single = iterative  # float32 outer steps until the gradient is small (truncated Newton only)
-    direct_next = not iterative
+    single = not exact_steps  # float32 outer steps while the gradient is large (truncated Newton)
+    factor, formed_at, refreshed = None, 0.0, False
     n_iter = torch.zeros(k, dtype=torch.int64)
     converged = torch.zeros(k, dtype=torch.bool)
     n_cg = 0
-    refreshed = False
     z = rows.times(theta, single)
+    f = _objective(z, yt, theta, C, penalty)
 
     for it in range(max_iter + 1):
         q = torch.sigmoid(z)
         g = rows.rtimes(C * (q - yt), single) + penalty * theta
         gmax = g.abs().amax(dim=1)
         if single and bool((gmax <= max(threshold, _SWITCH * scale)).all()):
-            single = False  # float64 from here: fresh logits, gradient and objective
+            single = False  # float64 from here on: fresh logits and gradient
             z = rows.times(theta, False)
             q = torch.sigmoid(z)
             g = rows.rtimes(C * (q - yt), False) + penalty * theta
             gmax = g.abs().amax(dim=1)
+            f = _objective(z, yt, theta, C, penalty)
         if not single:
             converged |= gmax <= threshold
-            if bool(converged.all()) or it == max_iter:
+            if bool(converged.all()):
                 break
-        elif it == max_iter:
+        if it == max_iter:
             break
         live = ~converged
         s = C * q * (1.0 - q)  # IRLS weights
-        if direct_next:
-            H = rows.hessian(s, False) + ridge
-            step = _precondition(_cholesky(H), -g)
+        worst = float(gmax.max())
+        if exact_steps:
+            step = torch.cholesky_solve(-g.unsqueeze(-1), _cholesky(rows.hessian(s, False) + ridge)).squeeze(-1)
         else:
-            if curvature is None or (_POLICY.startswith("fresh") and it == 0) or (_POLICY in ("fresh2", "local") and not refreshed and float(gmax.max()) < _REFRESH_AT * scale):
-                refreshed = refreshed or float(gmax.max()) < _REFRESH_AT * scale
-                curvature = _make_pre(rows.hessian(s, True) + ridge)
-                if _INV: step = None
-            s_single = s
+            if factor is None or (not refreshed and worst <= _REFRESH * formed_at):
+                refreshed = factor is not None
+                factor = _cholesky(rows.hessian(s, True) + ridge)
+                formed_at = worst
 
-            def hv(v, s_single=s_single):
-                return rows.rtimes(s_single * rows.times(v, True), True) + penalty * v
+            def hv(v, s=s):
+                return rows.rtimes(s * rows.times(v, True), True) + penalty * v
 
             forcing = torch.clamp(torch.sqrt(gmax / scale), 1e-6, 0.1)
-            step, cg_steps = _pcg(hv, -g, curvature, forcing, live)
-            n_cg += cg_steps
+            step, steps = _pcg(hv, -g, factor, forcing, live)
+            n_cg += steps
         step = torch.where(live.unsqueeze(1), step, 0.0)
         u = rows.times(step, single)  # change of the logits per unit step
-        f0 = _objective(z, yt, theta, C, penalty)
-        slope = (g * step).sum(dim=1)
-        length, accepted = _line_search(z, u, yt, theta, step, f0, slope, C, penalty, live)
+        length, f, accepted = _line_search(z, u, yt, theta, step, g, f, C, penalty, live)
         theta = theta + length.unsqueeze(1) * step
         z = z + length.unsqueeze(1) * u
-        n_iter += (live & (length > 0)).to(torch.int64)
+        n_iter += (length > 0).to(torch.int64)
         stuck = live & ~accepted
         if bool(stuck.any()):
-            if single:
-                single = False  # float32 cannot resolve further progress: go on in float64
+            if single:  # float32 cannot resolve further progress: go on in float64
+                single = False
                 z = rows.times(theta, False)
-            elif not direct_next:
-                direct_next = True  # an inexact direction failed: take exact Newton steps
-            else:
-                converged |= stuck  # no decrease possible: optimal to working precision
+                f = _objective(z, yt, theta, C, penalty)
+            elif not exact_steps:  # an inexact direction failed: take exact Newton steps
+                exact_steps = True
+            else:  # no decrease possible: optimal to working precision
+                converged |= stuck
 
     coef = theta[:, :d].clone()
     intercept = theta[:, d].clone() if fit_intercept else torch.zeros(k, dtype=torch.float64)
-    return LogisticFit(coef=coef, intercept=intercept, n_iter=n_iter, converged=converged,
-                       curvature=curvature, n_cg=n_cg)
+    return LogisticFit(coef=coef, intercept=intercept, n_iter=n_iter, converged=converged, n_cg=n_cg)

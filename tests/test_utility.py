@@ -406,3 +406,28 @@ def test_mean_se_and_heatmap_figures():
     plt.close(fig)
     with pytest.raises(ValueError, match="non-empty"):
         plot_classifier_heatmap(pd.DataFrame())
+
+
+# -- presentation helpers ------------------------------------------------------------------------------
+
+def test_side_by_side_and_delta_row():
+    from pategan_audit.utility import tables as T
+
+    ours = pd.DataFrame({"original": [0.6, 0.9]}, index=["credit", "cervical_cancer"])
+    paper = pd.DataFrame({"original": [0.5, 0.9265], "paper49": [0.8737, 0.9108]}, index=["credit", "cervical_cancer"])
+    side = T.side_by_side(ours, paper)
+    assert list(side.columns) == [("original", "paper"), ("original", "ours"), ("original", "ours − paper")]
+    assert side.loc["credit", ("original", "ours − paper")] == pytest.approx(0.1)
+    # delta of the paper's own original row against [49] over these two datasets (B.10): mean(-1.0, +0.01724)
+    d = T.delta_row(paper[["original"]], paper["paper49"])
+    assert d["original"] == pytest.approx(100 * (-1.0 + 0.017237) / 2, abs=1e-3)
+    rows = T.scorecard_rows(ours, table="table4", runs="x")
+    assert rows[0] == {"table": "table4", "row": "credit", "column": "original", "ours": 0.6, "runs": "x"}
+
+
+def test_runs_text_counts_trainings():
+    from pategan_audit.utility import tables as T
+
+    cells = [_cell(n_models=2, n_tables=3), _cell(epsilon=2.0, n_models=1, n_tables=1, subsample=100)]
+    text = T.runs_text(cells)
+    assert "2 × 3 = 6" in text and "1 × 1 = 1" in text and "3 generator trainings" in text and "cervical_cancer 100" in text

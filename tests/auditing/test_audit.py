@@ -6,9 +6,12 @@ import numpy as np
 import pytest
 
 from pategan_audit.auditing import (
+    CHANNELS,
+    FINDING_SUFFIX,
     AuditProfile,
     AuditSetting,
     PresetFactory,
+    ablation_noops,
     ablation_settings,
     ablation_variants,
     attack_data,
@@ -31,6 +34,14 @@ def test_ablation_variants_follow_the_catalogue():
     assert overrides["V4 fixed"] == {"partition": "disjoint"}
     # smartnoise has one switchable violation (V9): fixing it is fixing everything
     assert [label for label, _ in ablation_variants("smartnoise")] == ["as benchmarked", "V9 fixed"]
+    # V19: the benchmark harness already runs original unconditionally -> no separate row
+    assert "V19 fixed" not in dict(ablation_variants("original")) and ablation_noops("original") == ["V19"]
+    # O-findings as extra rows; O2 (reseed_each_fit) is already off in the harness
+    with_findings = dict(ablation_variants("synthcity", findings=("O1", "O2")))
+    assert with_findings[f"O1 fixed{FINDING_SUFFIX}"] == {"student_reads_real": False}
+    assert f"O2 fixed{FINDING_SUFFIX}" not in with_findings
+    with pytest.raises(ValueError, match="O-findings"):
+        ablation_variants("updated", findings=("O1",))
 
 
 def test_bounds_fix_gets_the_public_bounds_of_the_setting():
@@ -38,22 +49,48 @@ def test_bounds_fix_gets_the_public_bounds_of_the_setting():
     s = AuditSetting("querybased", "updated", variant="V11 fixed", extra_overrides={"bounds": "public"})
     assert s.overrides(d_out)["public_bounds"] == {c: (0.0, 1.0) for c in "ABC"}
     settings = ablation_settings(TINY)
-    assert len(settings) == 5 and {s.channel for s in settings} == {"paper"}
+    # Querybased ablation in the fixed_size channel (ABLATION_CHANNELS): size closed, bounds open
+    assert len(settings) == 5 and {s.channel for s in settings} == {"fixed_size"}
     assert all(s.iterations == 2 for s in settings)
+    limited = AuditProfile("lim", n_per_world=10, querybased_iterations=2, groundhog_iterations=2, target_candidates=1,
+                           target_models=2, target_iterations=2, ablation_attacks=("groundhog",),
+                           ablation_implementations=("synthcity",),
+                           ablation_limits=(("groundhog", "synthcity", ("as benchmarked", "V12 fixed")),))
+    gh = ablation_settings(limited)
+    assert [s.variant for s in gh] == ["as benchmarked", "V12 fixed"] and {s.channel for s in gh} == {"paper"}
 
 
 def test_run_settings_on_real_presets(tmp_path):
-    settings = make_settings(TINY, attacks=("querybased",), implementations=("updated", "corrected"),
-                             channels=("paper", "controlled"))
+    settings = make_settings(TINY, attacks=("querybased",), implementations=("updated", "corrected"), channels=CHANNELS)
     recs = run_settings(settings, TINY, n_jobs=1, cache_dir=tmp_path, progress=False)
-    assert len(recs) == 2 * 2 * 2  # presets x channels x bound methods
+    assert len(recs) == 2 * 3 * 2  # presets x channels x bound methods
     assert set(recs["method"]) == {"clopper_pearson", "bayesian"}
     assert (recs["valid_FP"] + recs["valid_TN"] == 2).all() and (recs["test_FP"] + recs["test_TN"] == 4).all()
-    ctrl = recs[recs["channel"] == "controlled"]
-    assert (ctrl["n_synth_rows_out"] == 5).all() and (recs[recs["channel"] == "paper"]["n_synth_rows_out"] == 4).all()
+    for channel, n_out in (("paper", 4), ("fixed_size", 5), ("controlled", 5)):
+        assert (recs[recs["channel"] == channel]["n_synth_rows_out"] == n_out).all()
     assert (recs["epsilon_emp"] <= perfect_attack_ceiling(n_per_world=4, method="bayesian") + 1e-9).all()
+    # corrected never reads bounds from data: its fixed_size and controlled settings are one run
+    cp = recs[recs["method"] == "clopper_pearson"].set_index(["implementation", "channel"])
+    assert cp.loc[("corrected", "fixed_size"), "run_id"] == cp.loc[("corrected", "controlled"), "run_id"]
+    assert cp.loc[("corrected", "fixed_size"), "outputs_digest"] == cp.loc[("corrected", "controlled"), "outputs_digest"]
+    assert cp.loc[("updated", "fixed_size"), "run_id"] != cp.loc[("updated", "controlled"), "run_id"]
+    assert len(list((tmp_path / "audit").glob("*.pkl"))) == 5 * 2 * TINY.n_per_world  # 6 settings, 5 distinct runs
+    assert (recs["train_seconds"] > 0).all()
     again = run_settings(settings, TINY, n_jobs=1, cache_dir=tmp_path, progress=False)  # from the cache
     np.testing.assert_array_equal(recs["epsilon_emp"], again["epsilon_emp"])
+    np.testing.assert_array_equal(recs["train_seconds"], again["train_seconds"])  # the original compute time
+
+
+def test_groundhog_fixed_size_is_the_paper_game():
+    d_out, d_in = attack_data("groundhog")
+    paper, fixed = (AuditSetting("groundhog", "borealis", channel=c, iterations=2) for c in ("paper", "fixed_size"))
+    assert paper.effective_key(d_out, d_in) == fixed.effective_key(d_out, d_in)
+    ctrl = AuditSetting("groundhog", "borealis", channel="controlled", iterations=2)
+    assert ctrl.effective_key(d_out, d_in) != paper.effective_key(d_out, d_in)
+    # the ablation's bounds fix (V13) in the paper game runs exactly the controlled channel
+    v13 = AuditSetting("groundhog", "borealis", channel="paper", iterations=2, variant="V13 fixed",
+                       extra_overrides={"bounds": "public"})
+    assert v13.effective_key(d_out, d_in) == ctrl.effective_key(d_out, d_in)
 
 
 def test_calibration_records():
@@ -61,6 +98,7 @@ def test_calibration_records():
     assert set(calib["implementation"]) == {"release training data", "ignore training data"}
     rel = calib[(calib["implementation"] == "release training data") & (calib["channel"] == "paper")]
     assert (rel["auc"] == 1.0).all()
+    assert set(calib["channel"]) == {"paper", "fixed_size"}
 
 
 def test_original_critic_scores_rows():

@@ -17,7 +17,7 @@ def _records():
     rows = []
     for attack in ("querybased", "groundhog"):
         for i, name in enumerate(SIX):
-            for channel in ("paper", "controlled"):
+            for channel in ("paper", "fixed_size", "controlled"):
                 for method in ("clopper_pearson", "bayesian"):
                     rows.append({"attack": attack, "implementation": name, "channel": channel, "variant": "as benchmarked",
                                  "method": method, "epsilon_emp": 0.2 * i + (channel == "paper")})
@@ -53,9 +53,19 @@ def test_figure5_has_two_panels_and_figure12_uses_bayesian():
 
 def test_ablation_and_channel_plots():
     recs = _records()
-    fig = plot_ablation(recs[recs["implementation"] == "updated"])
+    abl = recs[(recs["implementation"] == "updated") & (recs["channel"] == "paper")]
+    extra = pd.DataFrame([{"attack": "querybased", "implementation": "updated", "channel": "paper", "variant": v,
+                           "method": "clopper_pearson", "epsilon_emp": 0.3}
+                          for v in ("O9 fixed (beyond Table 2)", "V15 fixed", "V11 fixed")])
+    fig = plot_ablation(pd.concat([abl, extra], ignore_index=True))
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     bars = [t for t in legend if not t.startswith("$")]  # drop the epsilon guide line
-    assert bars == ["as benchmarked", "V4 fixed", "all fixed"]
+    # numeric order of the V-ids (V4 before V11), "all fixed", then the findings
+    assert bars == ["as benchmarked", "V4 fixed", "V11 fixed", "V15 fixed", "all fixed", "O9 fixed (beyond Table 2)"]
+    assert "paper channel" in fig.axes[0].get_title()
+    with pytest.raises(ValueError, match="mix channels"):
+        plot_ablation(recs[recs["implementation"] == "updated"])
     fig = plot_channels(recs)
     assert len(fig.axes) == 2
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts() if not t.get_text().startswith(("$", "ceiling"))]
+    assert legend == ["paper game", "same synthetic size", "same size + public bounds"]

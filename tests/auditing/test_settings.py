@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from pategan_audit.auditing.bounds import perfect_attack_ceiling
-from pategan_audit.auditing.profiles import AUDIT_PROFILES, get_profile
+from pategan_audit.auditing.profiles import AUDIT_PROFILES, AuditProfile, get_profile
 from pategan_audit.auditing.settings import (
     AuditSetting,
     PresetFactory,
@@ -51,8 +51,11 @@ def test_cervical_public_bounds_contain_both_worlds_and_ignore_the_target():
 def test_setting_channels():
     d_out, d_in = attack_data("querybased")
     paper = AuditSetting("querybased", "updated", channel="paper", iterations=100)
+    fixed = AuditSetting("querybased", "updated", channel="fixed_size", iterations=100)
     ctrl = AuditSetting("querybased", "updated", channel="controlled", iterations=100)
     assert paper.n_synth_rows(d_out, d_in) == "train_size" and ctrl.n_synth_rows(d_out, d_in) == 5
+    # fixed_size closes the size channel only: 5 rows in both worlds, bounds still from the data
+    assert fixed.n_synth_rows(d_out, d_in) == 5 and "bounds" not in fixed.overrides(d_out)
     assert "bounds" not in paper.overrides(d_out)
     assert ctrl.overrides(d_out)["bounds"] == "public"
     assert ctrl.overrides(d_out)["public_bounds"] == worst_case_public_bounds()
@@ -60,8 +63,8 @@ def test_setting_channels():
     assert AuditSetting("querybased", "corrected").overrides(d_out)["bounds"] == "public"
     g = AuditSetting("groundhog", "original", iterations=50)
     assert g.n_synth_rows(*attack_data("groundhog")) == 686
-    fixed = AuditSetting("querybased", "updated", variant="V4 fixed", extra_overrides={"partition": "disjoint"})
-    assert fixed.factory(d_out).overrides["partition"] == "disjoint"
+    v4 = AuditSetting("querybased", "updated", variant="V4 fixed", extra_overrides={"partition": "disjoint"})
+    assert v4.factory(d_out).overrides["partition"] == "disjoint"
     with pytest.raises(ValueError, match="channel"):
         AuditSetting("querybased", "updated", channel="both")
 
@@ -84,3 +87,22 @@ def test_profiles():
     assert book.ceiling("bayesian") == pytest.approx(perfect_attack_ceiling(n_per_world=16, method="bayesian"))
     with pytest.raises(ValueError, match="unknown audit profile"):
         get_profile("full")
+
+
+def test_book_profile_budget_rules():
+    """Task brief: >= 30 shadow models per world everywhere in the book; every reduction named."""
+    book = get_profile("book")
+    assert book.n_per_world >= 30
+    assert book.iterations("querybased", "synthcity") < book.iterations("querybased", "original") == 50
+    assert book.iterations("groundhog", "synthcity") == 50
+    assert any("synthcity" in r and "20 iterations" in r for r in book.reductions())
+    assert book.ablation_variants_kept("groundhog", "synthcity") == ("as benchmarked", "V12 fixed")
+    assert book.ablation_variants_kept("querybased", "synthcity") is None
+    assert book.ablation_finding_ids("querybased", "synthcity") == ("O1",)
+    assert book.ablation_variants_kept("groundhog", "original") == ()  # skipped: ablated on Querybased only
+    assert any("without original, turing" in r for r in book.reductions())
+    paper = get_profile("paper")
+    assert paper.iteration_caps == () and paper.ablation_limits == ()  # the paper profile is the full protocol
+    with pytest.raises(ValueError, match="iteration_caps"):
+        AuditProfile("bad", n_per_world=10, querybased_iterations=1, groundhog_iterations=1, target_candidates=1,
+                     target_models=1, target_iterations=1, iteration_caps=(("querybased", "synthcity", 0),))

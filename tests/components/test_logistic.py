@@ -170,3 +170,73 @@ def test_separable_data_matches_sklearn_newton():
     ref = LogisticRegression(C=100.0, solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(X[0], y[0])
     assert _rel(fit.coef[0].numpy(), ref.coef_[0]) < 1e-6
     np.testing.assert_array_equal(fit.predict(X[0])[0], y[0])
+
+
+def _wide_problems(seed: int, k: int = 3, m: int = 240, d: int = 90):
+    """k problems with more than 64 features (the truncated-Newton path): correlated features,
+    labels from a noisy linear rule."""
+    rng = np.random.default_rng(seed)
+    mix = rng.normal(size=(d, d)) / np.sqrt(d)
+    X = rng.normal(size=(k, m, d)) @ mix + 0.5
+    w = rng.normal(size=d)
+    y = (X @ w + rng.normal(scale=2.0, size=(k, m)) > np.median(X @ w)).astype(float)
+    return X, y
+
+
+def test_truncated_newton_reaches_the_exact_optimum_and_warm_starts():
+    X, y = _wide_problems(6)
+    fit = fit_logistic_batched(X, y)
+    assert fit.n_cg > 0 and bool(fit.converged.all())  # d = 90 > 64: conjugate gradients were used
+    for t in range(X.shape[0]):
+        exact = LogisticRegression(solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(X[t], y[t])
+        assert _rel(fit.coef[t].numpy(), exact.coef_[0]) < 1e-8
+        assert abs(fit.intercept[t].item() - exact.intercept_[0]) < 1e-8 * max(1.0, abs(exact.intercept_[0]))
+    # warm start from a neighbouring problem's optimum (a teacher's previous iteration)
+    X2, _ = _wide_problems(7)
+    X2 = 0.5 * (X + X2)
+    cold = fit_logistic_batched(X2, y)
+    warm = fit_logistic_batched(X2, y, init=fit)
+    assert torch.allclose(warm.coef, cold.coef, rtol=0, atol=1e-8)
+    narrow = fit_logistic_batched(X[:, :, :20], y)
+    assert narrow.n_cg == 0  # d <= 64: exact Newton steps, no conjugate gradients
+
+
+def test_a_failed_inexact_direction_falls_back_to_exact_newton(monkeypatch):
+    """If a conjugate-gradient direction is useless (here: forced uphill), the line search
+    rejects it; the solver goes on in float64, and after a second failure takes exact Newton
+    steps (no more CG), ending at the same optimum."""
+    from pategan_audit.components import logistic
+
+    X, y = _wide_problems(8, k=2)
+    reference = fit_logistic_batched(X, y)
+    real_pcg = logistic._pcg
+    calls = []
+
+    def uphill_twice(hv, b, factor, rtol, live):
+        calls.append(1)
+        x, steps = real_pcg(hv, b, factor, rtol, live)
+        return (-x if len(calls) <= 2 else x), steps
+
+    monkeypatch.setattr(logistic, "_pcg", uphill_twice)
+    fit = logistic.fit_logistic_batched(X, y)
+    assert len(calls) == 2 and bool(fit.converged.all())
+    assert torch.allclose(fit.coef, reference.coef, rtol=0, atol=1e-8)
+
+
+def test_float32_and_numpy_inputs_give_the_same_fit():
+    X, y = _teacher_problems("cervical_cancer", seed=6)
+    X32 = X.astype(np.float32)
+    a = fit_logistic_batched(torch.from_numpy(X32), torch.from_numpy(y))
+    b = fit_logistic_batched(X32.astype(np.float64), y)
+    assert torch.equal(a.coef, b.coef) and torch.equal(a.intercept, b.intercept)
+
+
+def test_unscaled_wide_features_still_reach_the_optimum():
+    """Features in the thousands: float32 gradients stall early, the solver goes on in float64
+    and lands on the same optimum as for the scaled problem mapped back."""
+    X, y = _wide_problems(9, k=2, m=200, d=70)
+    big = fit_logistic_batched(1000.0 * X, y)
+    assert bool(big.converged.all())
+    for t in range(2):
+        exact = LogisticRegression(solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(1000.0 * X[t], y[t])
+        assert _rel(big.coef[t].numpy(), exact.coef_[0]) < 1e-6

@@ -15,21 +15,23 @@ def gen(seed=0):
     return torch.Generator().manual_seed(seed)
 
 
-def _loop_reference(teachers: NeuralTeachers, real, fake, steps, separate):
+ACTIVATIONS = {"relu": torch.nn.ReLU, "leaky_relu:0.2": lambda: torch.nn.LeakyReLU(0.2), "tanh": torch.nn.Tanh}
+
+
+def _loop_reference(teachers: NeuralTeachers, real, fake, steps, separate, activation):
     """k separate nn.Modules, each with its own Adam, trained one after the other."""
     k = teachers.num_teachers
     models, opts = [], []
     for t in range(k):
-        layers = teachers.net.layers
-        m = torch.nn.Sequential(torch.nn.Linear(layers[0].in_features, layers[0].out_features), torch.nn.ReLU(),
-                                torch.nn.Linear(layers[1].in_features, 1))
-        with torch.no_grad():
-            m[0].weight.copy_(layers[0].weight[t].T)
-            m[0].bias.copy_(layers[0].bias[t, 0])
-            m[2].weight.copy_(layers[1].weight[t].T)
-            m[2].bias.copy_(layers[1].bias[t, 0])
-        models.append(m)
-        opts.append(torch.optim.Adam(m.parameters(), lr=1e-2))
+        modules = []
+        for i, layer in enumerate(teachers.net.layers):
+            linear = torch.nn.Linear(layer.in_features, layer.out_features)
+            with torch.no_grad():
+                linear.weight.copy_(layer.weight[t].T)
+                linear.bias.copy_(layer.bias[t, 0])
+            modules += [linear] if i == len(teachers.net.layers) - 1 else [linear, ACTIVATIONS[activation]()]
+        models.append(torch.nn.Sequential(*modules))
+        opts.append(torch.optim.Adam(models[-1].parameters(), lr=1e-2))
     bce = torch.nn.BCEWithLogitsLoss()
     for s in range(steps):
         for t in range(k):
@@ -49,19 +51,36 @@ def _loop_reference(teachers: NeuralTeachers, real, fake, steps, separate):
 
 
 @pytest.mark.parametrize("separate", [False, True])
-def test_batched_teachers_equal_a_loop_over_separate_teachers(separate):
-    """One batched forward/backward for k teachers == k modules with k optimisers (design.md §4)."""
+@pytest.mark.parametrize("activation,hidden", [("relu", [5]), ("leaky_relu:0.2", [5, 4]), ("tanh", [5])])
+def test_batched_teachers_equal_a_loop_over_separate_teachers(separate, activation, hidden):
+    """One batched step for k teachers == k modules with k optimisers (design.md §4): the
+    hand-written backward (ReLU, leaky ReLU) and the autograd one (tanh) alike."""
     k, d, B, steps = 3, 6, 8, 4
-    teachers = NeuralTeachers(k, [d, 5, 1], hidden_activation="relu", weight_init="xavier_uniform", bias_init=0.01,
-                              lr=1e-2, generator=gen())
+    teachers = NeuralTeachers(k, [d, *hidden, 1], hidden_activation=activation, weight_init="xavier_uniform",
+                              bias_init=0.01, lr=1e-2, generator=gen())
+    assert (teachers._slope is None) == (activation == "tanh")
     real = [torch.randn(k, B, d, generator=gen(10 + s)) for s in range(steps)]
-    fake = [torch.randn(k, B, d, generator=gen(20 + s)) + 1.0 for s in range(steps)]
-    models = _loop_reference(teachers, real, fake, steps, separate)
+    fake = [torch.randn(k, B + 3, d, generator=gen(20 + s)) + 1.0 for s in range(steps)]
+    models = _loop_reference(teachers, real, fake, steps, separate, activation)
     for s in range(steps):
-        teachers.train_step(real[s], fake[s], separate=separate)
+        losses = teachers.train_step(real[s], fake[s], separate=separate)
+    assert losses.shape == (k,) and not losses.requires_grad
     x = torch.randn(7, d, generator=gen(99))
     expected = torch.stack([m(x)[:, 0] for m in models])
-    torch.testing.assert_close(teachers.logits(x), expected, rtol=1e-4, atol=1e-5)
+    with torch.no_grad():
+        torch.testing.assert_close(teachers.logits(x), expected, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(teachers.logits(x).detach(), expected.detach(), rtol=1e-4, atol=1e-5)
+
+
+def test_logits_keep_gradients_when_enabled_and_votes_do_not():
+    teachers = NeuralTeachers(2, [3, 4, 1], hidden_activation="relu", weight_init="he_normal", bias_init="zero", generator=gen())
+    x = torch.randn(5, 3, generator=gen(1))
+    with_grad = teachers.logits(x)
+    assert with_grad.requires_grad  # autograd path: differentiable
+    with torch.no_grad():
+        manual = teachers.logits(x)  # hand-written forward
+    torch.testing.assert_close(manual, with_grad.detach(), rtol=1e-6, atol=1e-6)
+    assert not teachers.predict(x).requires_grad and not teachers.votes(x).requires_grad
 
 
 def test_votes_count_teachers_whose_probability_exceeds_half():

@@ -13,9 +13,22 @@ Map (protocols spec section in brackets):
 | ``profiles`` | ``AUDIT_PROFILES``: smoke / book / paper scales [F.2, F.3] |
 | ``calibration`` | reference generators that release / ignore their data (audit sanity checks) |
 | ``audit`` | end-to-end runs → tidy records (H schema), the violation ablation |
+| ``diagnostics`` | checks that explain results: do released rows move with training, vote unanimity, encoder categories |
+| ``summaries`` | channel decomposition (paper → fixed_size → controlled) and the ablation table [D.9] |
 """
 from .attacks import AttackResult, DirectionResult, counts_at_threshold, evaluate_scores, random_forest_attack, select_threshold, split_sizes
-from .audit import ABLATION_PRESETS, ablation_settings, ablation_variants, audit_generator, make_settings, run_calibration, run_setting, run_settings
+from .audit import (
+    ABLATION_PRESETS,
+    FINDING_SUFFIX,
+    ablation_noops,
+    ablation_settings,
+    ablation_variants,
+    audit_generator,
+    make_settings,
+    run_calibration,
+    run_setting,
+    run_settings,
+)
 from .bounds import (
     METHODS,
     AttackCounts,
@@ -29,9 +42,10 @@ from .bounds import (
     perfect_attack_ceiling,
 )
 from .calibration import IgnoreFactory, IgnoreTrainingData, ReleaseFactory, ReleaseTrainingData
+from .diagnostics import encoder_categories, released_rows_move, vote_unanimity
 from .featurisers import CorrelationFeaturiser, HistogramFeaturiser, NaiveFeaturiser, QueryFeaturiser
 from .game import GameOutputs, restore_dtypes, run_game, shadow_seed
-from .profiles import AUDIT_PROFILES, AuditProfile, get_profile
+from .profiles import ABLATION_CHANNELS, AUDIT_PROFILES, AuditProfile, get_profile
 from .settings import (
     ATTACKS,
     CHANNELS,
@@ -42,19 +56,22 @@ from .settings import (
     cervical_public_bounds,
     worst_case_public_bounds,
 )
+from .summaries import ablation_table, channel_sentences, channel_table
 from .targets import TargetSelection, critic_score, rank_candidates, select_target, vulnerability_distances
 
 __all__ = [
     "AttackResult", "DirectionResult", "counts_at_threshold", "evaluate_scores", "random_forest_attack",
     "select_threshold", "split_sizes",
-    "ABLATION_PRESETS", "ablation_settings", "ablation_variants", "audit_generator", "make_settings", "run_calibration", "run_setting",
+    "ABLATION_PRESETS", "FINDING_SUFFIX", "ablation_noops", "ablation_settings", "ablation_variants", "audit_generator", "make_settings", "run_calibration", "run_setting",
     "run_settings",
     "METHODS", "AttackCounts", "bayesian_eps_lower", "bayesian_probability_private", "clopper_pearson_eps_lower",
     "clopper_pearson_interval", "eps_from_rates", "eps_lower", "min_test_outputs", "perfect_attack_ceiling",
     "IgnoreFactory", "IgnoreTrainingData", "ReleaseFactory", "ReleaseTrainingData",
+    "encoder_categories", "released_rows_move", "vote_unanimity",
     "CorrelationFeaturiser", "HistogramFeaturiser", "NaiveFeaturiser", "QueryFeaturiser",
     "GameOutputs", "restore_dtypes", "run_game", "shadow_seed",
-    "AUDIT_PROFILES", "AuditProfile", "get_profile",
+    "ABLATION_CHANNELS", "AUDIT_PROFILES", "AuditProfile", "get_profile",
+    "ablation_table", "channel_sentences", "channel_table",
     "ATTACKS", "CHANNELS", "GROUNDHOG_TARGET", "AuditSetting", "PresetFactory", "attack_data",
     "cervical_public_bounds", "worst_case_public_bounds",
     "TargetSelection", "critic_score", "rank_candidates", "select_target", "vulnerability_distances",

@@ -2,21 +2,45 @@
 
 One record per (setting, bound method) in the H schema of the protocols spec: implementation,
 attack, channel, variant, AUC, ε_emp, threshold, direction, validation and test counts, plus
-the profile knobs (shadow models per world, split) so every number says how it was made.
+the profile knobs (shadow models per world, split, iterations) so every number says how it was
+made, and three bookkeeping columns:
+
+* ``run_id`` — hash of what the setting actually runs (:meth:`AuditSetting.effective_key`);
+  settings that coincide (GroundHog ``fixed_size`` = ``paper``; the corrected preset's
+  ``fixed_size`` = ``controlled``; an ablation's bounds fix = the ``controlled`` channel) share it
+  and are trained once (same cache entries);
+* ``outputs_digest`` — hash of all featurised shadow-model outputs: equal digests mean the
+  switch did not change a single synthetic table (e.g. accountant fixes masked at λ ≤ 1e-3);
+* ``train_seconds`` — core-seconds the shadow models took when they were computed.
 """
 from __future__ import annotations
 
+import hashlib
+import time
 from typing import Any, Callable, Iterable
 
+import numpy as np
 import pandas as pd
 
+from .. import runner
 from .attacks import random_forest_attack
 from .calibration import IgnoreFactory, ReleaseFactory
 from .game import run_game
-from .profiles import ABLATION_PRESETS, AuditProfile
+from .profiles import ABLATION_CHANNELS, ABLATION_PRESETS, AuditProfile
 from .settings import GROUNDHOG_TARGET, AuditSetting, attack_data
 
-__all__ = ["run_setting", "run_settings", "make_settings", "run_calibration", "audit_generator", "ablation_variants", "ablation_settings", "ABLATION_PRESETS"]
+__all__ = ["run_setting", "run_settings", "make_settings", "run_calibration", "audit_generator", "ablation_variants",
+           "ablation_noops", "ablation_settings", "ABLATION_PRESETS", "FINDING_SUFFIX"]
+
+#: Label suffix of ablation rows that switch off an O-finding (not a violation of Table 2).
+FINDING_SUFFIX = " (beyond Table 2)"
+
+
+def _digest(*arrays: np.ndarray) -> str:
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
+    return h.hexdigest()[:12]
 
 
 def audit_generator(
@@ -41,11 +65,13 @@ def audit_generator(
                     featurise=featurise, seed=seed, n_jobs=n_jobs, backend=backend, cache_namespace=cache_namespace,
                     cache_key=cache_key, cache_dir=cache_dir, desc=desc)
     n_train, n_valid, n_test = profile.split
+    start = time.perf_counter()
     results = random_forest_attack(features_out=game.features_out, features_in=game.features_in, n_train=n_train,
                                    n_valid=n_valid, seed=seed, methods=profile.methods, alpha=profile.alpha, delta=delta)
     base = {"profile": profile.name, "n_per_world": profile.n_per_world, "n_train": n_train, "n_valid": n_valid,
             "n_test": n_test, "n_synth_rows_out": game.n_synth_rows["out"], "n_synth_rows_in": game.n_synth_rows["in"],
-            "seed": seed}
+            "seed": seed, "outputs_digest": _digest(game.features_out, game.features_in),
+            "train_seconds": round(game.train_seconds, 3), "attack_seconds": round(time.perf_counter() - start, 3)}
     return [{**base, **res.as_record()} for res in results.values()]
 
 
@@ -60,21 +86,28 @@ def run_setting(
     cache_dir: str | None = None,
     desc: str | None = None,
 ) -> list[dict]:
-    """Audit one :class:`AuditSetting` at the scale of ``profile``."""
-    if setting.iterations != profile.iterations(setting.attack):
+    """Audit one :class:`AuditSetting` at the scale of ``profile``.
+
+    The shadow models are cached under the setting's *effective* key, so settings that run the
+    same thing under different labels are trained once.
+    """
+    expected = profile.iterations(setting.attack, setting.implementation)
+    if setting.iterations != expected:
         raise ValueError(
-            f"setting has {setting.iterations} iterations but profile {profile.name!r} uses "
-            f"{profile.iterations(setting.attack)} for {setting.attack}; build settings with make_settings()"
+            f"setting has {setting.iterations} iterations but profile {profile.name!r} uses {expected} for "
+            f"{setting.implementation} on {setting.attack}; build settings with make_settings()/ablation_settings()"
         )
     d_out, d_in = setting.data()
+    effective = setting.effective_key(d_out, d_in)
     records = audit_generator(
         setting.factory(d_out), d_out, d_in, profile=profile, featurise=setting.featuriser(),
         n_synth_rows=setting.n_synth_rows(d_out, d_in), delta=setting.delta, seed=seed, n_jobs=n_jobs,
-        backend=backend, cache_namespace=cache_namespace, cache_key={"setting": setting.key()}, cache_dir=cache_dir,
+        backend=backend, cache_namespace=cache_namespace, cache_key={"setting": effective}, cache_dir=cache_dir,
         desc=desc,
     )
     key = {k: v for k, v in setting.key().items() if k != "extra_overrides"}
-    return [{**key, **rec} for rec in records]
+    run_id = runner.config_hash(effective, namespace="audit-run", include_source=False)[:10]
+    return [{**key, "run_id": run_id, **rec} for rec in records]
 
 
 def run_settings(settings: Iterable[AuditSetting], profile: AuditProfile, *, progress: bool = True, **kwargs) -> pd.DataFrame:
@@ -96,42 +129,70 @@ def make_settings(
     target: int = GROUNDHOG_TARGET,
 ) -> list[AuditSetting]:
     """Every (attack, implementation, channel) setting at the profile's iteration counts."""
-    return [AuditSetting(attack=a, implementation=i, channel=c, iterations=profile.iterations(a), epsilon=epsilon,
+    return [AuditSetting(attack=a, implementation=i, channel=c, iterations=profile.iterations(a, i), epsilon=epsilon,
                          target=target)
             for a in attacks for i in implementations for c in channels]
 
 
 def run_calibration(profile: AuditProfile, *, seed: int = 0, n_jobs: int | None = None, **kwargs) -> pd.DataFrame:
-    """Audit the two calibration generators on the worst case, both channels: releasing the
-    training data must reach the ceiling (paper channel), ignoring it must give ≈ 0."""
+    """Audit the two calibration generators on the worst case, with the paper's sizes (4 vs 5
+    rows) and the same size (5 rows): releasing the training data must reach the ceiling
+    (paper channel), ignoring it must give ≈ 0 once the size is fixed."""
     d_out, d_in = attack_data("querybased")
     from .featurisers import QueryFeaturiser
 
     rows = []
     for name, factory in (("release training data", ReleaseFactory()), ("ignore training data", IgnoreFactory())):
-        for channel, n_rows in (("paper", "train_size"), ("controlled", len(d_in))):
+        for channel, n_rows in (("paper", "train_size"), ("fixed_size", len(d_in))):
             recs = audit_generator(factory, d_out, d_in, profile=profile, featurise=QueryFeaturiser(),
                                    n_synth_rows=n_rows, seed=seed, n_jobs=n_jobs, **kwargs)
             rows.extend({"attack": "querybased", "implementation": name, "channel": channel, **r} for r in recs)
     return pd.DataFrame(rows)
 
 
-def ablation_variants(name: str) -> list[tuple[str, dict]]:
+def _is_noop(name: str, overrides: dict) -> bool:
+    """True when every overridden field already has that value in the preset as benchmarked."""
+    from ..implementations import get_config_class
+
+    config = get_config_class(name)()
+    return all(getattr(config, k) == v for k, v in overrides.items())
+
+
+def ablation_noops(name: str, *, findings: Iterable[str] = ()) -> list[str]:
+    """Catalogue ids of ``name`` whose fix is already the benchmark's default (e.g. V19: the
+    harness runs original unconditionally), so fixing them changes nothing."""
+    from ..implementations import violations
+
+    ids = [v.id for v in violations.violations_for(name, kinds=("privacy", "bug")) if v.switchable]
+    ids += [f for f in findings if f in {v.id for v in violations.violations_for(name, kinds=("finding",)) if v.switchable}]
+    return [vid for vid in ids if _is_noop(name, violations.fix_overrides(name, [vid]))]
+
+
+def ablation_variants(name: str, *, findings: Iterable[str] = ()) -> list[tuple[str, dict]]:
     """(label, overrides) pairs: as benchmarked, each switchable privacy violation fixed alone,
-    and everything switchable fixed (privacy violations and bugs, ``all_fixed_overrides``).
+    everything switchable fixed (privacy violations and bugs, ``all_fixed_overrides``), then each
+    listed O-finding fixed alone (label suffix :data:`FINDING_SUFFIX`).
 
     Reads the catalogue of ``pategan_audit.implementations.violations``; violations that cannot
-    be switched in place (V1, V2, V14, V16) are fixed only by the ``corrected`` preset.
-    A fix to ``bounds="public"`` gets the setting's public bounds (:class:`AuditSetting`).
+    be switched in place (V1, V2, V14, V16) are fixed only by the ``corrected`` preset. Fixes
+    that are already the benchmark's default (:func:`ablation_noops`) and duplicates are left
+    out. A fix to ``bounds="public"`` gets the setting's public bounds (:class:`AuditSetting`).
     """
     from ..implementations import violations
 
+    applicable = {v.id for v in violations.violations_for(name, kinds=("finding",)) if v.switchable}
+    unknown = [f for f in findings if f not in applicable]
+    if unknown:
+        raise ValueError(f"findings {unknown} are not switchable O-findings of {name!r}; choose from {sorted(applicable)}")
     ids = [v.id for v in violations.violations_for(name, kinds=("privacy",)) if v.switchable]
+    candidates: list[tuple[str, dict]] = [(f"{vid} fixed", violations.fix_overrides(name, [vid])) for vid in ids]
+    candidates.append(("all fixed", violations.all_fixed_overrides(name)))
+    candidates += [(f"{fid} fixed{FINDING_SUFFIX}", violations.fix_overrides(name, [fid])) for fid in findings]
     variants: list[tuple[str, dict]] = [("as benchmarked", {})]
-    variants += [(f"{vid} fixed", violations.fix_overrides(name, [vid])) for vid in ids]
-    everything = violations.all_fixed_overrides(name)
-    if all(everything != ov for _, ov in variants):
-        variants.append(("all fixed", everything))
+    for label, overrides in candidates:
+        if _is_noop(name, overrides) or any(overrides == ov for _, ov in variants):
+            continue
+        variants.append((label, overrides))
     return variants
 
 
@@ -139,12 +200,24 @@ def ablation_settings(
     profile: AuditProfile,
     *,
     implementations: Iterable[str] | None = None,
+    attacks: Iterable[str] | None = None,
     epsilon: float = 1.0,
     target: int = GROUNDHOG_TARGET,
 ) -> list[AuditSetting]:
-    """The ablation's settings (paper channel) on the profile's ``ablation_attacks`` and
-    ``ablation_implementations`` (or ``implementations``)."""
+    """The ablation's settings on the profile's ``ablation_attacks`` and
+    ``ablation_implementations`` (or the arguments), each attack in its
+    :data:`~pategan_audit.auditing.profiles.ABLATION_CHANNELS` channel, with the profile's
+    variant limits and O-findings."""
     implementations = profile.ablation_implementations if implementations is None else tuple(implementations)
-    return [AuditSetting(attack=a, implementation=name, channel="paper", iterations=profile.iterations(a),
-                         variant=label, extra_overrides=overrides, epsilon=epsilon, target=target)
-            for a in profile.ablation_attacks for name in implementations for label, overrides in ablation_variants(name)]
+    attacks = profile.ablation_attacks if attacks is None else tuple(attacks)
+    out = []
+    for a in attacks:
+        for name in implementations:
+            kept = profile.ablation_variants_kept(a, name)
+            for label, overrides in ablation_variants(name, findings=profile.ablation_finding_ids(a, name)):
+                if kept is not None and label not in kept:
+                    continue
+                out.append(AuditSetting(attack=a, implementation=name, channel=ABLATION_CHANNELS[a],
+                                        iterations=profile.iterations(a, name), variant=label,
+                                        extra_overrides=overrides, epsilon=epsilon, target=target))
+    return out

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import time
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable
@@ -36,12 +37,20 @@ class GameOutputs:
     features_out, features_in: (n_per_world, n_features), row i = shadow model i of that world
     (the attack splits them in order into train / validation / test).
     n_synth_rows: synthetic rows drawn per world; seeds: per world, the seed of each model.
+    seconds: per world, the wall time each model took to fit, sample and featurise when it was
+    computed (one thread; read back from the cache, so it measures the original computation).
     """
 
     features_out: np.ndarray
     features_in: np.ndarray
     n_synth_rows: dict[str, int]
     seeds: dict[str, list[int]]
+    seconds: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+
+    @property
+    def train_seconds(self) -> float:
+        """Total compute time of the shadow models (core-seconds)."""
+        return float(sum(sum(v) for v in self.seconds.values()))
 
     @property
     def n_per_world(self) -> int:
@@ -122,7 +131,8 @@ class _Context:
     cache_dir: str | None
 
 
-def _train_one(ctx: _Context, world: str, index: int, seed: int) -> np.ndarray:
+def _train_one(ctx: _Context, world: str, index: int, seed: int) -> dict:
+    start = time.perf_counter()
     model = ctx.make_generator(seed)
     df = ctx.data[world]
     model = model.fit(df, label=ctx.label) if ctx.label is not None else model.fit(df)
@@ -130,10 +140,10 @@ def _train_one(ctx: _Context, world: str, index: int, seed: int) -> np.ndarray:
     if ctx.restore:
         synth = restore_dtypes(synth, df.dtypes)
     features = np.asarray(ctx.featurise(synth), dtype=float).reshape(-1)
-    return features
+    return {"features": features, "seconds": time.perf_counter() - start}
 
 
-def _job(ctx: _Context, item: tuple[str, int, int]) -> np.ndarray:
+def _job(ctx: _Context, item: tuple[str, int, int]) -> dict:
     world, index, seed = item
     if ctx.cache_namespace is None:
         return _train_one(ctx, world, index, seed)
@@ -194,14 +204,17 @@ def run_game(
                    n_rows, featurise, label, restore, cache_namespace, key,
                    str(runner.cache_dir(cache_dir)) if cache_namespace is not None else None)
     items = [(w, i, shadow_seed(seed, w, i)) for i in range(n_per_world) for w in WORLDS]
-    feats = runner.parallel_map(partial(_job, ctx), items, n_jobs=n_jobs, backend=backend, desc=desc)
+    results = runner.parallel_map(partial(_job, ctx), items, n_jobs=n_jobs, backend=backend, desc=desc)
+    feats = [r["features"] for r in results]
     by_world: dict[str, list[np.ndarray]] = {w: [] for w in WORLDS}
-    for (w, _, _), f in zip(items, feats):
-        by_world[w].append(f)
+    seconds: dict[str, list[float]] = {w: [] for w in WORLDS}
+    for (w, _, _), r in zip(items, results):
+        by_world[w].append(r["features"])
+        seconds[w].append(float(r["seconds"]))
     widths = {len(f) for f in feats}
     if len(widths) != 1:
         raise ValueError(f"the featuriser returned vectors of different lengths {sorted(widths)}")
     return GameOutputs(
         features_out=np.vstack(by_world["out"]), features_in=np.vstack(by_world["in"]),
-        n_synth_rows=n_rows, seeds={w: [s for (ww, _, s) in items if ww == w] for w in WORLDS},
+        n_synth_rows=n_rows, seeds={w: [s for (ww, _, s) in items if ww == w] for w in WORLDS}, seconds=seconds,
     )

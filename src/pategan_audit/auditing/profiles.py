@@ -5,13 +5,18 @@ train / validation / test split, a perfect attack needs ≥ 12 test outputs per 
 models per world) before the Clopper-Pearson bound can exceed ε = 1; the ceiling is 1.35 at 16
 test outputs (40 per world) and 4.68 at 400 (the paper's 1,000 per world).
 
-* ``smoke`` — CI: seconds to a minute; checks the code paths only (its bounds cannot exceed 1).
-* ``book``  — the book's default: 40 shadow models per world (16 / 8 / 16; CP ceiling 1.35,
-  Bayesian 3.02), 50 training iterations (F.2), so ε_emp can exceed 1 wherever the paper
-  found (near-)perfect attacks (F.4), in ≲ 20 minutes of auditing on 2 cores.
+* ``smoke`` — CI: under a minute and a half for the whole page; checks the code paths only
+  (5 shadow models per world; its bounds cannot exceed 1).
+* ``book``  — the book's default: 40 shadow models per world in *every* audited setting
+  (16 / 8 / 16; CP ceiling 1.35, Bayesian 3.02), 50 training iterations (F.2), so ε_emp can
+  exceed 1 wherever the paper found (near-)perfect attacks (F.4). Budget: ≤ 20 minutes of
+  auditing from a cold cache on 2 quiet cores. Reductions, each stated in the page's captions:
+  synthcity (≈ 10× slower per iteration than the others) trains 20 iterations on Querybased;
+  the ablation's synthcity rows on GroundHog are limited to the bounds fix (the other fixes
+  cost ≈ 200 core-s each there); target selection uses 4 candidates × (10 + 10) models.
 * ``paper`` — the authors' scale: 1,000 per world (400 / 200 / 400), 100 iterations for
   Querybased ([code]; the paper says 1,000), 1,000 for GroundHog, 64 × 100 × 2 target-selection
-  models. Hundreds of core-hours (E.3).
+  models, the full ablation. Hundreds of core-hours (E.3).
 """
 from __future__ import annotations
 
@@ -20,10 +25,21 @@ from dataclasses import dataclass
 from .attacks import split_sizes
 from .bounds import perfect_attack_ceiling
 
-__all__ = ["AuditProfile", "AUDIT_PROFILES", "ABLATION_PRESETS", "get_profile"]
+__all__ = ["AuditProfile", "AUDIT_PROFILES", "ABLATION_PRESETS", "ABLATION_CHANNELS", "get_profile"]
 
-#: Presets whose violations the ablation switches off one at a time (task brief: at least these).
-ABLATION_PRESETS = ("updated", "synthcity", "borealis", "smartnoise")
+#: Presets whose violations the ablation switches off one at a time (task brief: at least
+#: these four PATE-based ones; the WGAN-based ``original`` and ``turing`` are cheap extras).
+ABLATION_PRESETS = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise")
+
+#: Channel in which each attack's ablation runs (protocols spec D.9). Querybased: same
+#: synthetic size in both worlds but bounds as each preset reads them, so that the size channel
+#: (4 vs 5 rows), which no switch touches and which saturates every variant, is closed while
+#: the metadata fixes V10-V13 can still show their effect. GroundHog: the paper's game (its
+#: synthetic size is already the same in both worlds).
+ABLATION_CHANNELS = {"querybased": "fixed_size", "groundhog": "paper"}
+
+#: Every switchable O-finding id (the ablation keeps those that apply to the preset).
+ALL_FINDINGS = ("O1", "O2", "O3", "O4", "O5", "O6", "O9", "O10")
 
 
 @dataclass(frozen=True)
@@ -32,8 +48,15 @@ class AuditProfile:
 
     n_per_world: shadow models per world and setting (split 2 : 1 : 2).
     querybased_iterations / groundhog_iterations: training iterations (cap) per shadow model.
+    iteration_caps: ((attack, implementation, iterations), ...) — per-preset exceptions to the
+        two counts above (cost reductions; stated in captions).
     target_candidates, target_models, target_iterations: mini-MIA target selection (D.3).
     ablation_attacks / ablation_implementations: where the violation ablation runs.
+    ablation_skip: ((attack, implementation), ...) — presets left out of one attack's ablation.
+    ablation_limits: ((attack, implementation, (variant labels kept...)), ...) — restricts
+        the ablation's variants of one preset on one attack (cost reductions).
+    ablation_findings: ((attack, implementation, (finding ids...)), ...) — also switch these
+        O-findings of the implementations spec off one at a time there (beyond Table 2).
     """
 
     name: str
@@ -43,36 +66,81 @@ class AuditProfile:
     target_candidates: int
     target_models: int
     target_iterations: int
+    iteration_caps: tuple[tuple[str, str, int], ...] = ()
     ablation_attacks: tuple[str, ...] = ("querybased", "groundhog")
     ablation_implementations: tuple[str, ...] = ABLATION_PRESETS
+    ablation_skip: tuple[tuple[str, str], ...] = ()
+    ablation_limits: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    ablation_findings: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     methods: tuple[str, ...] = ("clopper_pearson", "bayesian")
     alpha: float = 0.1
 
     def __post_init__(self) -> None:
         split_sizes(self.n_per_world)  # validates
+        for entry in self.iteration_caps:
+            if len(entry) != 3 or not (isinstance(entry[2], int) and entry[2] >= 1):
+                raise ValueError(f"iteration_caps entries are (attack, implementation, iterations >= 1), got {entry!r}")
 
     @property
     def split(self) -> tuple[int, int, int]:
         """(train, validation, test) outputs per world."""
         return split_sizes(self.n_per_world)
 
-    def iterations(self, attack: str) -> int:
+    def iterations(self, attack: str, implementation: str | None = None) -> int:
+        """Training iterations (cap) of ``implementation``'s shadow models on ``attack``."""
+        for a, impl, n in self.iteration_caps:
+            if a == attack and impl == implementation:
+                return n
         return self.querybased_iterations if attack == "querybased" else self.groundhog_iterations
+
+    def ablation_variants_kept(self, attack: str, implementation: str) -> tuple[str, ...] | None:
+        """Variant labels the ablation keeps for (attack, implementation); None = all, () = none."""
+        if (attack, implementation) in self.ablation_skip:
+            return ()
+        for a, impl, labels in self.ablation_limits:
+            if a == attack and impl == implementation:
+                return tuple(labels)
+        return None
+
+    def ablation_finding_ids(self, attack: str, implementation: str) -> tuple[str, ...]:
+        """O-finding ids the ablation also switches off for (attack, implementation)."""
+        for a, impl, ids in self.ablation_findings:
+            if a == attack and impl == implementation:
+                return tuple(ids)
+        return ()
 
     def ceiling(self, method: str = "clopper_pearson", delta: float = 1e-5) -> float:
         """Largest ε_emp this profile can report (a perfect attack on the test split)."""
         return perfect_attack_ceiling(n_per_world=self.split[2], method=method, alpha=self.alpha, delta=delta)
 
+    def reductions(self) -> list[str]:
+        """Human-readable list of this profile's cost reductions (for captions)."""
+        out = [f"{impl} trains {n} iterations on {attack} (others: {self.iterations(attack)})"
+               for attack, impl, n in self.iteration_caps]
+        skipped = [f"{impl}" for attack, impl in self.ablation_skip]
+        if skipped:
+            attacks = sorted({a for a, _ in self.ablation_skip})
+            out.append(f"ablation on {', '.join(attacks)} without {', '.join(skipped)}")
+        out += [f"ablation of {impl} on {attack} limited to: {', '.join(labels)}"
+                for attack, impl, labels in self.ablation_limits]
+        return out
+
 
 AUDIT_PROFILES: dict[str, AuditProfile] = {
-    "smoke": AuditProfile("smoke", n_per_world=10, querybased_iterations=3, groundhog_iterations=3,
+    "smoke": AuditProfile("smoke", n_per_world=5, querybased_iterations=3, groundhog_iterations=2,
                           target_candidates=2, target_models=3, target_iterations=3,
+                          iteration_caps=(("querybased", "synthcity", 1), ("groundhog", "synthcity", 1)),
                           ablation_attacks=("querybased",), ablation_implementations=("updated",)),
     "book": AuditProfile("book", n_per_world=40, querybased_iterations=50, groundhog_iterations=50,
                          target_candidates=4, target_models=10, target_iterations=100,
-                         ablation_attacks=("querybased",)),
+                         iteration_caps=(("querybased", "synthcity", 20),),
+                         ablation_skip=(("groundhog", "original"), ("groundhog", "turing")),
+                         ablation_limits=(("groundhog", "synthcity", ("as benchmarked", "V12 fixed")),),
+                         ablation_findings=(("querybased", "synthcity", ("O1",)),)),
     "paper": AuditProfile("paper", n_per_world=1000, querybased_iterations=100, groundhog_iterations=1000,
-                          target_candidates=64, target_models=100, target_iterations=1000),
+                          target_candidates=64, target_models=100, target_iterations=1000,
+                          ablation_findings=tuple((a, i, ALL_FINDINGS) for a in ("querybased", "groundhog")
+                                                  for i in ABLATION_PRESETS)),
 }
 
 

@@ -8,15 +8,24 @@
   (row 397); k = 5; λ = 1e-3 for updated and borealis; ≤ 1,000 iterations; 686 synthetic rows in
   both worlds; features = F_naive.
 
-Channel controls (D.9): the ``"paper"`` channel reproduces the runs above (bounds read from
-the training data); ``"controlled"`` removes the two side channels that do not go through
-the PATE mechanism:
+Channels (D.9), closing one side channel at a time:
 
-* **size** — the synthetic table has the same number of rows in both worlds (5 on the worst
-  case; GroundHog already uses 686 in both);
-* **bounds** — every preset gets ``bounds="public"`` with bounds fixed in advance that do not
-  depend on the target's presence: {0, 1} for A, B, C on the worst case; on Cervical the
-  bounds of D′ *widened* so that no row of either world is clipped (:func:`cervical_public_bounds`).
+* ``"paper"`` — the runs above (synthetic size = training size; bounds read from the data);
+* ``"fixed_size"`` — closes the **size** channel: the synthetic table has the same number of
+  rows in both worlds (5 on the worst case); bounds still as each preset reads them. GroundHog
+  already draws 686 rows in both worlds, so there ``fixed_size`` *is* ``paper`` (same run);
+* ``"controlled"`` — also closes the **bounds** channel: every preset gets ``bounds="public"``
+  with bounds fixed in advance that do not depend on the target's presence: {0, 1} for A, B, C
+  on the worst case; on Cervical the bounds of D′ *widened* so that no row of either world is
+  clipped (:func:`cervical_public_bounds`). What remains is the mechanism — and any metadata a
+  preset still derives from the data despite public bounds (e.g. synthcity's category lists,
+  implementations catalogue V12 note).
+
+ε_emp(paper) − ε_emp(fixed_size) is the part the size channel accounts for, ε_emp(fixed_size) −
+ε_emp(controlled) the part the bounds channel accounts for. The ``corrected`` preset never reads
+bounds from data, so its ``fixed_size`` and ``controlled`` settings coincide.
+:meth:`AuditSetting.effective_key` describes what a setting actually runs, so coinciding settings
+share one cache entry (they are trained once) and one ``run_id``.
 """
 from __future__ import annotations
 
@@ -41,7 +50,8 @@ __all__ = [
 ]
 
 ATTACKS = ("querybased", "groundhog")
-CHANNELS = ("paper", "controlled")
+#: Channels in the order they close the side channels of D.9 (paper → size closed → bounds closed).
+CHANNELS = ("paper", "fixed_size", "controlled")
 #: D.3: the target row of the stored Cervical training split.
 GROUNDHOG_TARGET = 397
 #: D.2/D.3: teachers per attack (worst case: 2; Cervical: ⌊686/125⌋ = 5).
@@ -173,13 +183,23 @@ class AuditSetting:
     def n_synth_rows(self, d_out: pd.DataFrame, d_in: pd.DataFrame) -> int | str:
         if self.attack == "groundhog":
             return len(d_in)  # D.3: 686 rows in both worlds
-        return len(d_in) if self.channel == "controlled" else "train_size"
+        return "train_size" if self.channel == "paper" else len(d_in)
 
     def featuriser(self):
         return QueryFeaturiser() if self.attack == "querybased" else NaiveFeaturiser()
 
+    def effective_key(self, d_out: pd.DataFrame, d_in: pd.DataFrame) -> dict:
+        """What the setting runs, without its labels (channel, variant): attack, data, preset,
+        ε, δ, the preset overrides and the synthetic size. Two settings with the same effective
+        key train the same shadow models (e.g. GroundHog ``fixed_size`` and ``paper``)."""
+        from .game import describe
+
+        return {"attack": self.attack, "target": self.target if self.attack == "groundhog" else None,
+                "generator": describe(self.factory(d_out)), "n_synth_rows": self.n_synth_rows(d_out, d_in),
+                "featuriser": describe(self.featuriser())}
+
     def key(self) -> dict:
-        """JSON-able description for cache keys and result records."""
+        """JSON-able description of the setting's labels and knobs, for result records."""
         return {"attack": self.attack, "implementation": self.implementation, "channel": self.channel,
                 "iterations": self.iterations, "variant": self.variant, "extra_overrides": self.extra_overrides,
                 "target": self.target, "epsilon": self.epsilon, "delta": self.delta}

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .theme import IMPLEMENTATION_COLORS, IMPLEMENTATION_ORDER
 
-__all__ = ["ATTACK_TITLES", "plot_epsilon_bars", "plot_figure5", "plot_ablation", "plot_channels"]
+__all__ = ["ATTACK_TITLES", "CHANNEL_COLORS", "CHANNEL_LABELS", "plot_epsilon_bars", "plot_figure5", "plot_ablation", "plot_channels"]
 
 ATTACK_TITLES = {"querybased": "(a) Querybased, worst-case dataset", "groundhog": "(b) GroundHog, Cervical Cancer"}
 _EPS_LABEL = r"$\varepsilon_{emp}$"
@@ -138,22 +138,34 @@ def plot_ablation(
     ax=None,
 ):
     """ε_emp per implementation (rows) and variant (bars: as benchmarked, each violation fixed
-    alone, all fixed), from records with a ``variant`` column."""
+    alone, all fixed, then any O-finding rows), from records with a ``variant`` column. The
+    ablation of one attack runs in one channel (fixed_size for Querybased, paper for GroundHog);
+    it is named in the title."""
     _check(records, ["attack", "implementation", "variant", "method", "epsilon_emp"], "plot_ablation")
     sel = records[(records["attack"] == attack) & (records["method"] == method)]
-    if "channel" in sel.columns:
-        sel = sel[sel["channel"] == "paper"]
     if sel.empty:
         raise ValueError(f"no ablation records for attack={attack!r}, method={method!r}")
+    channels = sorted(set(sel["channel"])) if "channel" in sel.columns else []
+    if len(channels) > 1:
+        raise ValueError(f"ablation records of {attack} mix channels {channels}; pass one channel's records")
     names = _ordered(sel["implementation"].unique())
-    variants = list(dict.fromkeys(["as benchmarked", *sorted(v for v in sel["variant"].unique() if v not in ("as benchmarked", "all fixed")), "all fixed"]))
-    variants = [v for v in variants if v in set(sel["variant"])]
+    present = list(dict.fromkeys(sel["variant"]))
+    findings = [v for v in present if "beyond" in v]
+    fixes = sorted((v for v in present if v not in ("as benchmarked", "all fixed") and v not in findings),
+                   key=lambda v: (v[0], int("".join(ch for ch in v.split()[0] if ch.isdigit()) or 0)))
+    variants = [v for v in ["as benchmarked", *fixes, "all fixed", *findings] if v in present]
     table = sel.pivot_table(index="implementation", columns="variant", values="epsilon_emp", aggfunc="first")
-    fig, ax = _axes(ax, (7.0, 0.9 + 0.75 * len(names) * max(1, len(variants)) / 3))
+    fig, ax = _axes(ax, (7.5, 1.0 + 0.32 * len(names) * max(1, len(variants))))
     colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.9, len(variants)))
     _grouped(ax, table, names, variants, colors, epsilon=epsilon, ceiling=ceiling)
-    ax.set_title(f"Ablation: one violation fixed at a time ({attack})", fontsize="medium")
+    where = f", {channels[0]} channel" if channels else ""
+    ax.set_title(f"Ablation: one violation fixed at a time ({attack}{where})", fontsize="medium")
     return fig
+
+
+#: Grey levels of the three channels, darkest = the paper's game.
+CHANNEL_COLORS = {"paper": (0.3, 0.3, 0.3), "fixed_size": (0.6, 0.6, 0.6), "controlled": (0.88, 0.88, 0.88)}
+CHANNEL_LABELS = {"paper": "paper game", "fixed_size": "same synthetic size", "controlled": "same size + public bounds"}
 
 
 def plot_channels(
@@ -163,20 +175,22 @@ def plot_channels(
     ceiling: float | None = None,
     epsilon: float = 1.0,
 ):
-    """Paper channel vs controlled channel (fixed synthetic size, public bounds), one panel per
-    attack, two bars per implementation."""
+    """The three channels of protocols spec D.9 — paper game, same synthetic size, same size and
+    public bounds — one panel per attack, one bar per channel and implementation."""
     _check(records, ["attack", "implementation", "channel", "variant", "method", "epsilon_emp"], "plot_channels")
     sel = records[(records["method"] == method) & (records["variant"] == "as benchmarked")]
     attacks = [a for a in ATTACK_TITLES if a in set(sel["attack"])]
     if not attacks:
         raise ValueError(f"no records for method={method!r}")
-    fig, axes = plt.subplots(1, len(attacks), figsize=(6.0 * len(attacks), 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(attacks), figsize=(6.5 * len(attacks), 4.6), squeeze=False)
     for ax, attack in zip(axes[0], attacks):
         part = sel[sel["attack"] == attack]
         table = part.pivot_table(index="implementation", columns="channel", values="epsilon_emp", aggfunc="first")
-        series = [c for c in ("paper", "controlled") if c in table.columns]
-        _grouped(ax, table, _ordered(part["implementation"].unique()), series,
-                 [(0.35, 0.35, 0.35), (0.85, 0.85, 0.85)][: len(series)], epsilon=epsilon, ceiling=ceiling)
+        series = [c for c in CHANNEL_COLORS if c in table.columns]
+        table = table.rename(columns=CHANNEL_LABELS)
+        _grouped(ax, table, _ordered(part["implementation"].unique()), [CHANNEL_LABELS[c] for c in series],
+                 [CHANNEL_COLORS[c] for c in series], epsilon=epsilon, ceiling=ceiling)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize="x-small")
         ax.set_title(ATTACK_TITLES[attack], fontsize="medium")
     fig.tight_layout()
     return fig

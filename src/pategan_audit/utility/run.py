@@ -107,7 +107,10 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
     make_generator: ``seed -> unfitted generator`` (default: ``implementations.create`` with the
         cell's settings, ``num_teachers`` resolved, ``record=False``).
     Each synthetic table has as many rows as the training split and is cast back to its dtypes
-    (A.1) before the classifiers see it.
+    (A.1) before the classifiers see it. Model m is seeded ``derive_seed(seed, m)`` whatever the
+    implementation or ε (common random numbers across the cells of one sweep); table s of model m
+    with ``derive_seed(seed, m, s, 1)``, its classifier panel with ``derive_seed(seed, m, s, 2)``.
+    Deviation: the authors seed one global stream with 13 and nothing else (protocols spec A.1).
     """
     if not isinstance(cell, UtilityCell):
         raise ValueError(f"evaluate_cell takes a UtilityCell, got {type(cell).__name__}")

@@ -53,9 +53,15 @@ def cache_dir(override: str | os.PathLike | None = None) -> Path:
     return Path(env) if env else REPO_ROOT / "results" / "cache"
 
 
+# Modules that only present results (plots, pages, the paper's printed numbers): excluded from
+# the source hash so that editing a caption does not invalidate hours of cached training.
+_PRESENTATION = {"plotting", "report.py", "scorecard.py", "bookhook.py", "reference"}
+
+
 @lru_cache(maxsize=1)
 def source_hash() -> str:
-    """SHA-256 over the package's ``.py`` files (path and content), truncated to 16 hex digits.
+    """SHA-256 over the package's computing ``.py`` files (path and content; presentation modules
+    excluded), truncated to 16 hex digits.
 
     Set ``PATEGAN_AUDIT_SOURCE_HASH`` to pin it (e.g. to reuse committed results after an
     edit that provably does not change them; the book says when this is done).
@@ -65,6 +71,8 @@ def source_hash() -> str:
         return pinned
     h = hashlib.sha256()
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        if path.relative_to(PACKAGE_DIR).parts[0] in _PRESENTATION:
+            continue  # figures, pages and reference numbers do not change computed results
         h.update(str(path.relative_to(PACKAGE_DIR)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]

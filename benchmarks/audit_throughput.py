@@ -3,8 +3,9 @@
 Trains the same shadow models of one Querybased setting (protocols spec D.2; default:
 borealis, 50 iterations) twice, with caching disabled — first in-process (``n_jobs=1``, the
 baseline), then with ``--jobs`` loky workers — checks that both give identical features, and
-reports models/minute and the speed-up ratio (hardware-independent enough to compare across
-machines; absolute rates are not). Writes ``results/benchmarks/audit_throughput.json``
+reports models/minute, the speed-up ratio and each mode's mean per-model time as measured
+inside the workers (ratios are hardware-independent enough to compare across machines;
+absolute rates are not). Writes ``results/benchmarks/audit_throughput.json``
 atomically.
 
     .venv/bin/python benchmarks/audit_throughput.py [--preset borealis] [--models 20] [--iterations 50] [--jobs 2]
@@ -61,6 +62,10 @@ def main(argv: list[str] | None = None) -> dict:
         "seconds": {k: round(v, 3) for k, v in timings.items()},
         "models_per_minute": {k: round(60 * n_models / v, 2) for k, v in timings.items()},
         "speedup_parallel_vs_sequential": round(timings["sequential"] / timings["parallel"], 3),
+        # per-model compute time as each worker measured it (GameOutputs.seconds): a ratio above 1
+        # means the workers slowed each other down (shared cores, memory bandwidth, other load)
+        "mean_model_seconds": {k: round(float(np.mean([t for w in g.seconds.values() for t in w])), 4)
+                               for k, g in outputs.items()},
         "identical_features": identical,
         "worker_start_seconds": round(worker_start, 3),
         "cpus": os.cpu_count(),

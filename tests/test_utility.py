@@ -399,6 +399,7 @@ def test_mean_se_and_heatmap_figures():
     stats = _series().rename(columns={"value": "mean"}).assign(se=0.01)
     fig = plot_mean_se(stats)
     assert len(fig.axes[0].containers) == 3  # one error-bar container per implementation
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["original", "turing", "corrected", "baseline"]
     plt.close(fig)
     table = pd.DataFrame(np.full((2, 2), 0.1), index=["LDA", "MLP"], columns=["turing", "original"])
     fig = plot_classifier_heatmap(table, center=0)

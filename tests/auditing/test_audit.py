@@ -95,10 +95,14 @@ def test_groundhog_fixed_size_is_the_paper_game():
 
 def test_calibration_records():
     calib = run_calibration(TINY, n_jobs=1, cache_namespace=None)
-    assert set(calib["implementation"]) == {"release training data", "ignore training data"}
+    assert set(calib["implementation"]) == {"release training data", "ignore training data", "constant (0,0,0)"}
     rel = calib[(calib["implementation"] == "release training data") & (calib["channel"] == "paper")]
     assert (rel["auc"] == 1.0).all()
     assert set(calib["channel"]) == {"paper", "fixed_size"}
+    # D.9: a constant (0,0,0) output is perfectly private, but the paper game's 4 vs 5 rows give it away
+    const = calib[(calib["implementation"] == "constant (0,0,0)") & (calib["method"] == "clopper_pearson")]
+    assert const.set_index("channel").loc["paper", "auc"] == 1.0
+    assert const.set_index("channel").loc["fixed_size", "epsilon_emp"] == 0.0
 
 
 def test_original_critic_scores_rows():

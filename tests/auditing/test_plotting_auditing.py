@@ -54,15 +54,22 @@ def test_figure5_has_two_panels_and_figure12_uses_bayesian():
 def test_ablation_and_channel_plots():
     recs = _records()
     abl = recs[(recs["implementation"] == "updated") & (recs["channel"] == "paper")]
-    extra = pd.DataFrame([{"attack": "querybased", "implementation": "updated", "channel": "paper", "variant": v,
+    extra = pd.DataFrame([{"attack": "querybased", "implementation": impl, "channel": "paper", "variant": v,
                            "method": "clopper_pearson", "epsilon_emp": 0.3}
-                          for v in ("O9 fixed (beyond Table 2)", "V15 fixed", "V11 fixed")])
+                          for impl, v in (("updated", "O9 fixed (beyond Table 2)"), ("updated", "V15 fixed"),
+                                          ("updated", "V11 fixed"), ("original", "as benchmarked"),
+                                          ("original", "V10 fixed"))])
     fig = plot_ablation(pd.concat([abl, extra], ignore_index=True))
-    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    bars = [t for t in legend if not t.startswith("$")]  # drop the epsilon guide line
-    # numeric order of the V-ids (V4 before V11), "all fixed", then the findings
-    assert bars == ["as benchmarked", "V4 fixed", "V11 fixed", "V15 fixed", "all fixed", "O9 fixed (beyond Table 2)"]
-    assert "paper channel" in fig.axes[0].get_title()
+    ax = fig.axes[0]
+    ticks = list(ax.get_yticks())
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    top_down = [lab for _, lab in sorted(zip(ticks, labels), reverse=True)]
+    # original (paper order) first; within a preset: as benchmarked, V-ids by number, all fixed, findings
+    assert top_down == ["as benchmarked", "V10 fixed", "as benchmarked", "V4 fixed", "V11 fixed", "V15 fixed",
+                        "all fixed", "O9 fixed (beyond Table 2)"]
+    headers = [t.get_text() for t in ax.texts if t.get_fontweight() == "bold"]
+    assert headers == ["original", "updated"]
+    assert "paper channel" in ax.get_title()
     with pytest.raises(ValueError, match="mix channels"):
         plot_ablation(recs[recs["implementation"] == "updated"])
     fig = plot_channels(recs)

@@ -19,6 +19,7 @@ Map (protocols spec section in brackets):
 from .attacks import AttackResult, DirectionResult, counts_at_threshold, evaluate_scores, random_forest_attack, select_threshold, split_sizes
 from .audit import (
     ABLATION_PRESETS,
+    CALIBRATION_GENERATORS,
     FINDING_SUFFIX,
     ablation_noops,
     ablation_settings,
@@ -42,7 +43,7 @@ from .bounds import (
     perfect_attack_ceiling,
 )
 from .calibration import IgnoreFactory, IgnoreTrainingData, ReleaseFactory, ReleaseTrainingData
-from .diagnostics import encoder_categories, released_rows_move, vote_unanimity
+from .diagnostics import encoder_categories, released_rows_move, student_labels, vote_unanimity
 from .featurisers import CorrelationFeaturiser, HistogramFeaturiser, NaiveFeaturiser, QueryFeaturiser
 from .game import GameOutputs, restore_dtypes, run_game, shadow_seed
 from .profiles import ABLATION_CHANNELS, AUDIT_PROFILES, AuditProfile, get_profile
@@ -62,12 +63,12 @@ from .targets import TargetSelection, critic_score, rank_candidates, select_targ
 __all__ = [
     "AttackResult", "DirectionResult", "counts_at_threshold", "evaluate_scores", "random_forest_attack",
     "select_threshold", "split_sizes",
-    "ABLATION_PRESETS", "FINDING_SUFFIX", "ablation_noops", "ablation_settings", "ablation_variants", "audit_generator", "make_settings", "run_calibration", "run_setting",
+    "ABLATION_PRESETS", "CALIBRATION_GENERATORS", "FINDING_SUFFIX", "ablation_noops", "ablation_settings", "ablation_variants", "audit_generator", "make_settings", "run_calibration", "run_setting",
     "run_settings",
     "METHODS", "AttackCounts", "bayesian_eps_lower", "bayesian_probability_private", "clopper_pearson_eps_lower",
     "clopper_pearson_interval", "eps_from_rates", "eps_lower", "min_test_outputs", "perfect_attack_ceiling",
     "IgnoreFactory", "IgnoreTrainingData", "ReleaseFactory", "ReleaseTrainingData",
-    "encoder_categories", "released_rows_move", "vote_unanimity",
+    "encoder_categories", "released_rows_move", "student_labels", "vote_unanimity",
     "CorrelationFeaturiser", "HistogramFeaturiser", "NaiveFeaturiser", "QueryFeaturiser",
     "GameOutputs", "restore_dtypes", "run_game", "shadow_seed",
     "ABLATION_CHANNELS", "AUDIT_PROFILES", "AuditProfile", "get_profile",

@@ -29,7 +29,8 @@ from .game import run_game
 from .profiles import ABLATION_CHANNELS, ABLATION_PRESETS, AuditProfile
 from .settings import GROUNDHOG_TARGET, AuditSetting, attack_data
 
-__all__ = ["run_setting", "run_settings", "make_settings", "run_calibration", "audit_generator", "ablation_variants",
+__all__ = ["run_setting", "run_settings", "make_settings", "run_calibration", "CALIBRATION_GENERATORS",
+           "audit_generator", "ablation_variants",
            "ablation_noops", "ablation_settings", "ABLATION_PRESETS", "FINDING_SUFFIX"]
 
 #: Label suffix of ablation rows that switch off an O-finding (not a violation of Table 2).
@@ -134,15 +135,24 @@ def make_settings(
             for a in attacks for i in implementations for c in channels]
 
 
+#: Reference generators of :func:`run_calibration`: (name, factory).
+CALIBRATION_GENERATORS = (
+    ("release training data", ReleaseFactory()),
+    ("ignore training data", IgnoreFactory()),
+    ("constant (0,0,0)", IgnoreFactory(support=(0.0,))),
+)
+
+
 def run_calibration(profile: AuditProfile, *, seed: int = 0, n_jobs: int | None = None, **kwargs) -> pd.DataFrame:
-    """Audit the two calibration generators on the worst case, with the paper's sizes (4 vs 5
-    rows) and the same size (5 rows): releasing the training data must reach the ceiling
-    (paper channel), ignoring it must give ≈ 0 once the size is fixed."""
+    """Audit the reference generators on the worst case, with the paper's sizes (4 vs 5 rows)
+    and the same size (5 rows): releasing the training data must reach the ceiling; ignoring it
+    (uniform rows) must give ≈ 0 once the size is fixed; a constant (0,0,0) output — perfectly
+    private — isolates the size channel: the count of (0,0,0) is 4 vs 5 in the paper's game."""
     d_out, d_in = attack_data("querybased")
     from .featurisers import QueryFeaturiser
 
     rows = []
-    for name, factory in (("release training data", ReleaseFactory()), ("ignore training data", IgnoreFactory())):
+    for name, factory in CALIBRATION_GENERATORS:
         for channel, n_rows in (("paper", "train_size"), ("fixed_size", len(d_in))):
             recs = audit_generator(factory, d_out, d_in, profile=profile, featurise=QueryFeaturiser(),
                                    n_synth_rows=n_rows, seed=seed, n_jobs=n_jobs, **kwargs)

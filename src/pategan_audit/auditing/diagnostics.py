@@ -5,6 +5,8 @@
   that acts on training can change the audit; only the scaling/metadata can (protocols spec D.9).
 * :func:`vote_unanimity` — share of teacher votes that are unanimous (n1 ∈ {0, k}); when it is
   ≈ 1, which rows each teacher saw (the partition violations V4, V5) cannot change the labels.
+* :func:`student_labels` — the noisy labels the student received in one fit: comparing them
+  between a preset and a variant shows whether a switch reached the student at all.
 * :func:`encoder_categories` — the categories a preset's fitted encoder uses per world, to show
   metadata that public bounds do not replace (synthcity's category lists, V12 note).
 
@@ -21,7 +23,7 @@ import pandas as pd
 
 from .settings import AuditSetting
 
-__all__ = ["released_rows_move", "vote_unanimity", "encoder_categories"]
+__all__ = ["released_rows_move", "vote_unanimity", "student_labels", "encoder_categories"]
 
 
 def _world_data(setting: AuditSetting, world: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -54,18 +56,30 @@ def released_rows_move(
     return any(not np.array_equal(_sample(setting, s, world), _sample(short, s, world)) for s in seeds)
 
 
+def _recorded_fit(setting: AuditSetting, seed: int, world: str):
+    d_out, data = _world_data(setting, world)
+    rec = replace(setting, extra_overrides={**setting.extra_overrides, "record": True})
+    return rec.factory(d_out)(seed).fit(data)
+
+
 def vote_unanimity(setting: AuditSetting, *, seed: int = 0, world: str = "in") -> float:
     """Share of the teachers' votes over all queries of one fit that are unanimous (n1 = 0 or
     n1 = k). NaN for presets without teacher votes (original, turing)."""
-    d_out, data = _world_data(setting, world)
-    rec = replace(setting, extra_overrides={**setting.extra_overrides, "record": True})
-    model = rec.factory(d_out)(seed).fit(data)
+    model = _recorded_fit(setting, seed, world)
     votes = [np.asarray(v).ravel() for v in model.trace.votes]
     if not votes:
         return float("nan")
     v = np.concatenate(votes)
     k = model.config.num_teachers
     return float(np.mean((v == 0) | (v == k)))
+
+
+def student_labels(setting: AuditSetting, *, seed: int = 0, world: str = "in") -> np.ndarray:
+    """All noisy labels released to the student in one fit (queries of every iteration, in
+    order); empty for presets without teacher votes."""
+    model = _recorded_fit(setting, seed, world)
+    labels = [np.asarray(v, dtype=float).ravel() for v in model.trace.labels]
+    return np.concatenate(labels) if labels else np.zeros(0)
 
 
 def encoder_categories(setting: AuditSetting, *, seed: int = 0) -> pd.DataFrame | None:

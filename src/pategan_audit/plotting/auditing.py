@@ -128,6 +128,15 @@ def _grouped(ax, table: pd.DataFrame, groups: list[str], series: list[str], colo
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="x-small")
 
 
+def _variant_order(variants) -> list[str]:
+    """as benchmarked, the V-fixes by number, all fixed, then the O-finding rows."""
+    variants = list(dict.fromkeys(variants))
+    findings = [v for v in variants if "beyond" in v]
+    fixes = sorted((v for v in variants if v not in ("as benchmarked", "all fixed") and v not in findings),
+                   key=lambda v: (v[0], int("".join(ch for ch in v.split()[0] if ch.isdigit()) or 0)))
+    return [v for v in ["as benchmarked", *fixes, "all fixed", *findings] if v in variants]
+
+
 def plot_ablation(
     records: pd.DataFrame,
     *,
@@ -137,8 +146,9 @@ def plot_ablation(
     epsilon: float = 1.0,
     ax=None,
 ):
-    """ε_emp per implementation (rows) and variant (bars: as benchmarked, each violation fixed
-    alone, all fixed, then any O-finding rows), from records with a ``variant`` column. The
+    """ε_emp per implementation and variant: one block of bars per implementation (its colour),
+    one bar per variant (as benchmarked first, then each violation fixed alone, all fixed, then
+    any O-finding rows), with the value printed at each bar so that zeros stay visible. The
     ablation of one attack runs in one channel (fixed_size for Querybased, paper for GroundHog);
     it is named in the title."""
     _check(records, ["attack", "implementation", "variant", "method", "epsilon_emp"], "plot_ablation")
@@ -148,16 +158,34 @@ def plot_ablation(
     channels = sorted(set(sel["channel"])) if "channel" in sel.columns else []
     if len(channels) > 1:
         raise ValueError(f"ablation records of {attack} mix channels {channels}; pass one channel's records")
-    names = _ordered(sel["implementation"].unique())
-    present = list(dict.fromkeys(sel["variant"]))
-    findings = [v for v in present if "beyond" in v]
-    fixes = sorted((v for v in present if v not in ("as benchmarked", "all fixed") and v not in findings),
-                   key=lambda v: (v[0], int("".join(ch for ch in v.split()[0] if ch.isdigit()) or 0)))
-    variants = [v for v in ["as benchmarked", *fixes, "all fixed", *findings] if v in present]
-    table = sel.pivot_table(index="implementation", columns="variant", values="epsilon_emp", aggfunc="first")
-    fig, ax = _axes(ax, (7.5, 1.0 + 0.32 * len(names) * max(1, len(variants))))
-    colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.9, len(variants)))
-    _grouped(ax, table, names, variants, colors, epsilon=epsilon, ceiling=ceiling)
+    rows: list[tuple[str, str, float]] = []
+    for name in _ordered(sel["implementation"].unique()):
+        part = sel[sel["implementation"] == name].drop_duplicates("variant").set_index("variant")
+        rows += [(name, v, float(part.loc[v, "epsilon_emp"])) for v in _variant_order(part.index)]
+    # y from the top: one slot per bar, plus one header slot per implementation
+    ys, headers, y = [], [], 0.0
+    for i, (name, _, _) in enumerate(rows):
+        if i == 0 or rows[i - 1][0] != name:
+            headers.append((name, y))
+            y -= 1.0
+        ys.append(y)
+        y -= 1.0
+    fig, ax = _axes(ax, (7.0, 0.9 + 0.24 * (len(rows) + len(headers))))
+    colors = [IMPLEMENTATION_COLORS.get(n, (0.5, 0.5, 0.5)) for n, _, _ in rows]
+    edges = [1.4 if v == "as benchmarked" else 0.4 for _, v, _ in rows]
+    ax.barh(ys, [r[2] for r in rows], height=0.75, color=colors, edgecolor="black", linewidth=edges)
+    for yi, (_, _, value) in zip(ys, rows):
+        ax.text(value, yi, f" {value:.2f}", va="center", ha="left", fontsize="xx-small")
+    for name, yh in headers:
+        ax.text(0.0, yh, name, va="center", ha="left", fontsize="small", fontweight="bold",
+                transform=ax.get_yaxis_transform())
+    ax.set_yticks(ys, [v for _, v, _ in rows], fontsize="x-small")
+    ax.set_ylim(y + 0.5, 0.7)
+    ax.set_xlabel(_EPS_LABEL)
+    _guides(ax, epsilon=epsilon, ceiling=ceiling)
+    ax.set_xlim(0, 1.18 * max([1.0, ceiling or 0.0, *(r[2] for r in rows if np.isfinite(r[2]))]))
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.9 / (len(rows) + len(headers)) - 0.04), ncol=2,
+              fontsize="x-small")
     where = f", {channels[0]} channel" if channels else ""
     ax.set_title(f"Ablation: one violation fixed at a time ({attack}{where})", fontsize="medium")
     return fig

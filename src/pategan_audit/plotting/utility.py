@@ -56,7 +56,11 @@ def _decorate_epsilon_axis(ax, *, ylabel: str, ylim_bottom: float | None, ylim_t
     ax.set_ylabel(ylabel)
     if ylim_bottom is not None or ylim_top is not None:
         ax.set_ylim(bottom=ylim_bottom, top=ylim_top)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    handles, labels = ax.get_legend_handles_labels()  # error-bar containers come last: reorder
+    rank = {n: i for i, n in enumerate(IMPLEMENTATION_ORDER)}
+    order = sorted(range(len(labels)), key=lambda i: (rank.get(labels[i], len(rank)), i))
+    ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), fontsize="small")
 
 
 def plot_epsilon_sweep(

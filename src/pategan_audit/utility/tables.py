@@ -21,7 +21,6 @@ __all__ = [
     "classifier_by_implementation",
     "side_by_side",
     "delta_row",
-    "epsilon_series",
     "pairwise_delta_pct",
     "runs_text",
     "scorecard_rows",
@@ -98,11 +97,6 @@ def pairwise_delta_pct(table: pd.DataFrame, reference: pd.Series) -> float:
             if pd.notna(x) and pd.notna(reference.get(row)):
                 vals.append(auroc_delta(observed=x, reference=reference[row]))
     return 100 * float(np.mean(vals)) if vals else float("nan")
-
-
-def epsilon_series(stats: pd.DataFrame, *, value: str) -> pd.DataFrame:
-    """(implementation, epsilon, value) rows of a best_of_n / mean_se frame for the sweep plots."""
-    return stats[["implementation", "epsilon", value]].rename(columns={value: "value"}) if value != "value" else stats
 
 
 def runs_text(cells: Sequence[UtilityCell | SettingACell]) -> str:

@@ -104,6 +104,13 @@ def test_book_has_the_section_pages():
         assert (HTML / page).exists(), f"{page} not built"
 
 
+@pytest.mark.parametrize("page", ["utility.html", "training_traces.html", "auditing.html"])
+def test_figure_pages_show_figures(page):
+    """The pages that regenerate the paper's figures must actually contain images."""
+    html = (HTML / page).read_text(encoding="utf-8")
+    assert len(re.findall(r"<img\b", html)) >= 1, f"{page} shows no figure"
+
+
 @pytest.mark.parametrize("page", _pages())
 def test_page_renders_in_chromium(page, server, tmp_path):
     browser = _chromium()

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import sys
+
 import matplotlib
 
-matplotlib.use("Agg")  # headless: the book and CI have no display
+if "ipykernel" not in sys.modules:
+    matplotlib.use("Agg")  # headless scripts and tests; in a notebook keep the inline backend so figures show
 
 import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402

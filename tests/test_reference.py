@@ -3,7 +3,7 @@
 Each test checks a relation the paper's numbers must satisfy (an average equals its rows, a table
 copies another, a formula reproduces a printed statement, an accountant reproduces a trace), so a
 transcription error makes it fail. Source sections are cited per test (protocols spec =
-/work/shared/spec/protocols.md).
+the protocols spec (shared/spec/protocols.md)).
 """
 import numpy as np
 import pandas as pd

@@ -1,6 +1,6 @@
 """Per-query accountant formulas against the worked examples of implementations spec §8.2.
 
-Every pinned number below is copied from /work/shared/spec/implementations.md §8.2 ("computed by
+Every pinned number below is copied from the implementations spec (shared/spec/implementations.md) §8.2 ("computed by
 an independent script (float64)"); the spec asks for relative tolerance 1e-9.
 """
 import doctest

@@ -43,7 +43,7 @@ STOPPING_RULES = ("overshoot", "safe")
 
 @dataclass(frozen=True)
 class PateConfig(BaseConfig):
-    """Settings shared by the PATE-based presets (switches contract, /work/shared/switches.md).
+    """Settings shared by the PATE-based presets (switch names: see implementations/violations.py).
 
     harness: True = as benchmarked by the audit paper (spec "harness deltas"); False = as released.
     num_teachers: k; None = the preset's own default rule.

@@ -1,6 +1,6 @@
 """Utility-benchmark numbers of the paper (§5, App. B/C): Tables 1, 4-12, DPGAN, captions.
 
-Transcribed from /work/shared/spec/protocols.md §B.6, B.9, B.10, E.1 (which checked them against
+Transcribed from the protocols spec (shared/spec/protocols.md) §B.6, B.9, B.10, E.1 (which checked them against
 the TMLR text and the authors' records ``spalabucr/pategan-audit:data/results``). Statistic
 unless stated: mean over the 12 classifiers of the best-of-n Setting-B score (protocols B.4), with
 n = 25, except Credit (all ε) and every ε ≠ 1 point, which used n = 9.

@@ -21,7 +21,7 @@ from .runner import REPO_ROOT, atomic_write_text
 
 __all__ = ["PROFILES", "Section", "coerce_parameters"]
 
-PROFILES = ("smoke", "book", "paper")
+PROFILES = ("smoke", "book", "large", "paper")
 
 
 def coerce_parameters(*, profile: Any, eps: Any, seed: Any) -> tuple[str, float, int]:

@@ -55,7 +55,7 @@ def cache_dir(override: str | os.PathLike | None = None) -> Path:
 
 # Modules that only present results (plots, pages, the paper's printed numbers): excluded from
 # the source hash so that editing a caption does not invalidate hours of cached training.
-_PRESENTATION = {"plotting", "report.py", "scorecard.py", "bookhook.py", "reference"}
+_PRESENTATION = {"plotting", "report.py", "scorecard.py", "bookhook.py", "reference", "archive.py"}
 
 
 @lru_cache(maxsize=1)

@@ -14,6 +14,10 @@ test outputs (40 per world) and 4.68 at 400 (the paper's 1,000 per world).
   synthcity (≈ 10× slower per iteration than the others) trains 20 iterations on Querybased;
   the ablation's synthcity rows on GroundHog are limited to the bounds fix (the other fixes
   cost ≈ 200 core-s each there); target selection uses 4 candidates × (10 + 10) models.
+* ``large`` — the archived run of the Querybased game (:mod:`pategan_audit.archive`): the
+  paper's 1,000 shadow models per world and 100 iterations for every preset (synthcity capped at
+  20 iterations, as in ``book``: at 100 it costs ≈ 2.4 core-s per model), Querybased only.
+  ≈ 2 core-hours for the seven presets.
 * ``paper`` — the authors' scale: 1,000 per world (400 / 200 / 400), 100 iterations for
   Querybased ([code]; the paper says 1,000), 1,000 for GroundHog, 64 × 100 × 2 target-selection
   models, the full ablation. Hundreds of core-hours (E.3).
@@ -74,6 +78,7 @@ class AuditProfile:
     ablation_findings: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     methods: tuple[str, ...] = ("clopper_pearson", "bayesian")
     alpha: float = 0.1
+    description: str = ""
 
     def __post_init__(self) -> None:
         split_sizes(self.n_per_world)  # validates
@@ -130,17 +135,25 @@ AUDIT_PROFILES: dict[str, AuditProfile] = {
     "smoke": AuditProfile("smoke", n_per_world=5, querybased_iterations=3, groundhog_iterations=2,
                           target_candidates=2, target_models=3, target_iterations=3,
                           iteration_caps=(("querybased", "synthcity", 1), ("groundhog", "synthcity", 1)),
-                          ablation_attacks=("querybased",), ablation_implementations=("updated",)),
+                          ablation_attacks=("querybased",), ablation_implementations=("updated",),
+                          description="CI: 5 shadow models per world; checks code paths only (bounds cannot exceed 1)"),
     "book": AuditProfile("book", n_per_world=40, querybased_iterations=50, groundhog_iterations=50,
                          target_candidates=4, target_models=10, target_iterations=100,
                          iteration_caps=(("querybased", "synthcity", 20),),
                          ablation_skip=(("groundhog", "original"), ("groundhog", "turing")),
                          ablation_limits=(("groundhog", "synthcity", ("as benchmarked", "V12 fixed")),),
-                         ablation_findings=(("querybased", "synthcity", ("O1",)),)),
+                         ablation_findings=(("querybased", "synthcity", ("O1",)),),
+                         description="40 shadow models per world (16 / 8 / 16), 50 iterations; synthcity 20 on Querybased"),
+    "large": AuditProfile("large", n_per_world=1000, querybased_iterations=100, groundhog_iterations=1000,
+                          target_candidates=64, target_models=100, target_iterations=1000,
+                          iteration_caps=(("querybased", "synthcity", 20),), ablation_attacks=(),
+                          description="the paper's 1,000 shadow models per world (400 / 200 / 400) and 100 iterations "
+                                      "on Querybased; synthcity capped at 20 iterations as in book; no ablation"),
     "paper": AuditProfile("paper", n_per_world=1000, querybased_iterations=100, groundhog_iterations=1000,
                           target_candidates=64, target_models=100, target_iterations=1000,
                           ablation_findings=tuple((a, i, ALL_FINDINGS) for a in ("querybased", "groundhog")
-                                                  for i in ABLATION_PRESETS)),
+                                                  for i in ABLATION_PRESETS),
+                          description="the authors' scale: 1,000 shadow models per world, 100 / 1,000 iterations, full ablation"),
 }
 
 

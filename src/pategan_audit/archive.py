@@ -1,0 +1,217 @@
+"""Archived runs: results of profiles too large for a book build, committed with the project.
+
+The result cache (:mod:`pategan_audit.runner`) is keyed by the package's source hash, so any
+edit of the computing code invalidates it — right for a cache, wrong for results that took
+hours to compute. An *archive* is the tidy result table of one such run, plus a ``meta.json``
+that says exactly what produced it:
+
+* the profile (its name, description and every knob), the cells or settings that were run,
+* the package source hash and git commit of the code that computed the numbers,
+* the start/finish time, wall-clock and core seconds, the machine's CPU count and the versions
+  of the libraries that matter.
+
+Archives live in ``results/archive/<name>/`` (``records.csv`` + ``meta.json``, both written
+atomically) and are tracked by git. The book's pages read them with :func:`read_archive` and
+show them beside the paper with a caption built from ``meta.json`` (:meth:`Archive.caption`);
+the book build never recomputes them. Two archives are defined (:data:`ARCHIVES`):
+
+``utility_large``
+    Table 4 (and Setting A) at the ``large`` utility profile, ε = 1, Cervical Cancer and
+    Epileptic Seizure (issue: "run the largest profile your sessions allow").
+``audit_querybased_large``
+    Figure 5's Querybased game (worst-case dataset) at the ``large`` audit profile for the six
+    presets and ``corrected``.
+
+Re-create one (resumes from the result cache if interrupted)::
+
+    python -m pategan_audit.archive utility_large --n-jobs 2
+    python -m pategan_audit.archive audit_querybased_large --n-jobs 2
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from .runner import REPO_ROOT, atomic_write_text, source_hash
+
+__all__ = ["ARCHIVES", "Archive", "archive_dir", "read_archive", "write_archive", "run_archive", "main"]
+
+
+def archive_dir(override: str | os.PathLike | None = None) -> Path:
+    """``override``, else ``$PATEGAN_AUDIT_ARCHIVE``, else ``<repo>/results/archive``."""
+    if override is not None:
+        return Path(override)
+    env = os.environ.get("PATEGAN_AUDIT_ARCHIVE")
+    return Path(env) if env else REPO_ROOT / "results" / "archive"
+
+
+@dataclass
+class Archive:
+    """One archived run: its tidy ``records`` and the ``meta`` describing how they were made."""
+
+    name: str
+    records: pd.DataFrame
+    meta: dict
+
+    def caption(self) -> str:
+        """Provenance sentence for a caption: profile, what ran, when, how long, which code."""
+        m = self.meta
+        hours = m.get("core_seconds", 0.0) / 3600
+        wall = m.get("wall_seconds", 0.0) / 60
+        commit = (m.get("git_commit") or "unknown")[:10]
+        return (f"archived run `{self.name}` at profile `{m.get('profile')}` ({m.get('profile_description', '')}); "
+                f"{m.get('runs', '')}; computed {m.get('finished', '?')[:10]} on {m.get('cpus', '?')} cores in "
+                f"{wall:.0f} min wall-clock ({hours:.1f} core-hours), code at commit {commit} "
+                f"(source hash {m.get('source_hash')}); the book build reads this archive and does not recompute it")
+
+
+def _git(*args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def _code_state() -> dict[str, Any]:
+    """Commit and source hash of the code *as the run starts*, and whether ``src/`` had
+    uncommitted edits then."""
+    dirty = _git("status", "--porcelain", "--", "src")
+    return {"git_commit": _git("rev-parse", "HEAD"), "src_uncommitted_changes": bool(dirty) if dirty is not None else None,
+            "source_hash": source_hash()}
+
+
+def _versions() -> dict[str, str]:
+    import numpy
+    import sklearn
+    import torch
+
+    out = {"python": platform.python_version(), "numpy": numpy.__version__, "pandas": pd.__version__,
+           "scikit-learn": sklearn.__version__, "torch": torch.__version__}
+    try:
+        import xgboost
+
+        out["xgboost"] = xgboost.__version__
+    except ImportError:  # pragma: no cover - xgboost is a hard dependency
+        pass
+    return out
+
+
+def write_archive(name: str, records: pd.DataFrame, meta: dict, *, directory: str | os.PathLike | None = None) -> Path:
+    """Write ``records.csv`` and ``meta.json`` of archive ``name`` atomically; returns its folder."""
+    if not isinstance(records, pd.DataFrame) or records.empty:
+        raise ValueError(f"archive {name!r}: records must be a non-empty DataFrame")
+    folder = archive_dir(directory) / name
+    buf = io.StringIO()
+    records.to_csv(buf, index=False)
+    atomic_write_text(folder / "records.csv", buf.getvalue())
+    atomic_write_text(folder / "meta.json", json.dumps({"name": name, **meta}, indent=2, default=str) + "\n")
+    return folder
+
+
+def read_archive(name: str, *, directory: str | os.PathLike | None = None) -> Archive | None:
+    """The archive ``name``, or ``None`` if it has not been computed (pages then say so)."""
+    folder = archive_dir(directory) / name
+    if not (folder / "records.csv").exists() or not (folder / "meta.json").exists():
+        return None
+    meta = json.loads((folder / "meta.json").read_text())
+    return Archive(name=name, records=pd.read_csv(folder / "records.csv"), meta=meta)
+
+
+# --------------------------------------------------------------------------------------------
+# the archived runs
+
+
+def _utility_large(n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
+    from . import utility as U
+    from .utility.tables import runs_text
+
+    profile = U.get_profile("large")
+    cells = [*U.setting_a_cells(profile), *U.main_cells(profile, epsilon=U.MAIN_EPSILON,
+                                                        implementations=(*U.PAPER_IMPLEMENTATIONS, "corrected"))]
+    records = U.run_cells(cells, n_jobs=n_jobs, backend=backend, desc="utility_large cells")
+    main = [c for c in cells if isinstance(c, U.UtilityCell)]
+    core = float(records["fit_seconds"].fillna(0).groupby([records["cell"], records["model"]]).first().sum()
+                 + records.groupby(["cell", "model", "table"])["eval_seconds"].first().fillna(0).sum())
+    meta = {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
+            "epsilon": U.MAIN_EPSILON, "cells": [c.cache_key() for c in cells], "runs": runs_text(main),
+            "core_seconds_measured": core}
+    return records, meta
+
+
+def _audit_querybased_large(n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
+    from .auditing import audit as A
+    from .auditing.profiles import get_profile
+
+    profile = get_profile("large")
+    implementations = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
+    settings = A.make_settings(profile, attacks=("querybased",), implementations=implementations, channels=("paper",))
+    records = A.run_settings(settings, profile, n_jobs=n_jobs, backend=backend)
+    n_train, n_valid, n_test = profile.split
+    core = float(records.groupby("run_id")["train_seconds"].first().sum())
+    meta = {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
+            "settings": [s.key() for s in settings],
+            "runs": (f"{profile.n_per_world:,} shadow models per world and preset ({n_train}/{n_valid}/{n_test} "
+                     f"train/validation/test), {len(settings)} presets"),
+            "ceiling_clopper_pearson": profile.ceiling("clopper_pearson"), "ceiling_bayesian": profile.ceiling("bayesian"),
+            "core_seconds_measured": core}
+    return records, meta
+
+
+#: name -> function(n_jobs, backend) returning (records, meta).
+ARCHIVES: dict[str, Callable[[int | None, str | None], tuple[pd.DataFrame, dict]]] = {
+    "utility_large": _utility_large,
+    "audit_querybased_large": _audit_querybased_large,
+}
+
+
+def run_archive(name: str, *, n_jobs: int | None = None, backend: str | None = None,
+                directory: str | os.PathLike | None = None) -> Archive:
+    """Compute archive ``name`` through the result cache (so it resumes) and write it."""
+    if name not in ARCHIVES:
+        raise ValueError(f"unknown archive {name!r}; choose one of {', '.join(ARCHIVES)}")
+    started = datetime.now(timezone.utc)
+    code = _code_state()
+    t0 = time.perf_counter()
+    records, meta = ARCHIVES[name](n_jobs, backend)
+    wall = time.perf_counter() - t0
+    meta = {**meta, "started": started.isoformat(timespec="seconds"),
+            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_seconds": round(wall, 1),
+            "core_seconds": round(meta.pop("core_seconds_measured", 0.0), 1), "n_jobs": n_jobs,
+            "cpus": os.cpu_count(), **code, "versions": _versions(),
+            "command": f"python -m pategan_audit.archive {name}" + (f" --n-jobs {n_jobs}" if n_jobs else "")}
+    write_archive(name, records, meta, directory=directory)
+    return Archive(name=name, records=records, meta={"name": name, **meta})
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pategan_audit.archive", description=__doc__.split("\n\n")[0])
+    parser.add_argument("name", choices=sorted(ARCHIVES), help="which archived run to (re)compute")
+    parser.add_argument("--n-jobs", type=int, default=None, help="parallel workers (default: all cores)")
+    parser.add_argument("--dask-scheduler", default="", help="address of a Dask scheduler (tcp://host:8786)")
+    args = parser.parse_args(argv)
+    backend = None
+    if args.dask_scheduler:
+        from distributed import Client
+
+        Client(args.dask_scheduler)
+        backend = "dask"
+    archive = run_archive(args.name, n_jobs=args.n_jobs, backend=backend)
+    print(f"wrote {archive_dir() / args.name}: {len(archive.records)} records; {archive.caption()}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: install test test-fast book book-smoke browser-test benchmarks clean-book
+.PHONY: install test test-fast book book-smoke browser-test benchmarks archives clean-book
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ browser-test: $(STAMP)
 benchmarks: $(STAMP)
 	$(BIN)/python benchmarks/train_speed.py
 	$(BIN)/python benchmarks/audit_throughput.py
+
+# The committed large-profile runs (hours on 2 cores; resumable): results/archive/<name>/
+archives: $(STAMP)
+	$(BIN)/python -m pategan_audit.archive utility_large --n-jobs 2
+	$(BIN)/python -m pategan_audit.archive audit_querybased_large --n-jobs 2
 
 clean-book:
 	rm -rf book/_build book/*.ipynb book/.nbhash

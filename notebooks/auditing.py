@@ -260,6 +260,58 @@ sec.figure(fig12, "figure12")
 display(Markdown(sec.caption("Figure 12, paper channel", runs)))
 
 # %% [markdown]
+# ## Querybased at the paper's scale (archived run)
+#
+# The `book` profile's 16 test outputs per world cap ε_emp at 1.35. The `large` profile runs the
+# paper's Querybased game (worst-case dataset, 4 vs 5 training rows, paper channel) at the
+# paper's scale: **1,000 shadow models per world** (400 / 200 / 400), 100 iterations for every
+# preset (synthcity 20, as in `book`: at 100 iterations it costs ≈ 2.4 core-s per model), ceiling
+# 4.68 (Clopper-Pearson) and 6.29 (Bayesian) — the paper's. It takes about two core-hours, so it is
+# not part of the book build: it was computed once with
+# `python -m pategan_audit.archive audit_querybased_large`, committed under
+# `results/archive/audit_querybased_large/`, and is read back here with the provenance of its
+# `meta.json`.
+
+# %% tags=["hide-input"]
+from pategan_audit.archive import read_archive  # noqa: E402
+
+qlarge = read_archive("audit_querybased_large")
+if qlarge is None:
+    display(Markdown("*The `audit_querybased_large` archive is missing: run "
+                     "`python -m pategan_audit.archive audit_querybased_large`.*"))
+else:
+    qrec = qlarge.records
+    q_ceiling = qlarge.meta.get("ceiling_clopper_pearson")
+    fig5l = plot_figure5(qrec, method="clopper_pearson", reference={"querybased": ref_by_attack.get("querybased", {})},
+                         ceiling=q_ceiling, epsilon=sec.eps)
+    sec.figure(fig5l, "figure5a_large")
+    qname = qlarge.meta["profile"]
+    display(Markdown(f"**Figure 5a, `{qname}` profile** (Clopper-Pearson). Bars: ours; ticks: the paper. " + qlarge.caption() + "."))
+    qcp = qrec[qrec["method"] == "clopper_pearson"].set_index("implementation")
+    qby = qrec[qrec["method"] == "bayesian"].set_index("implementation")
+    qref = paper_ref[paper_ref["attack"] == "querybased"].set_index("implementation")
+    book_q = records[(records["attack"] == "querybased") & (records["channel"] == "paper")
+                     & (records["variant"] == "as benchmarked") & (records["method"] == "clopper_pearson")]
+    q_table = pd.DataFrame({
+        "AUC (ours)": qcp["auc"].round(4),
+        "AUC (paper)": qref["auc"].reindex(qcp.index),
+        f"ε_emp CP (ours, {qname})": qcp["epsilon_emp"].round(4),
+        "ε_emp CP (paper)": qref["epsilon_emp"].reindex(qcp.index),
+        f"ε_emp Bayesian (ours, {qname})": qby["epsilon_emp"].round(4),
+        f"ε_emp CP (ours, {prof.name} (this page))": book_q.set_index("implementation")["epsilon_emp"].reindex(qcp.index).round(4),
+        "test errors (FP + FN)": (qcp["test_FP"] + qcp["test_FN"]).astype(int),
+        "iterations": qcp["iterations"],
+    })
+    sec.table(q_table, "figure5a_large_table")
+    display(q_table)
+    display(Markdown(f"Same run as the figure: {qlarge.meta.get('runs')}. The column '{prof.name} (this page)' is this page's own "
+                     "run in the paper channel. "
+                     f"Errors: wrong guesses of the best direction and threshold on the {2 * int(qcp['n_test'].iloc[0])} test outputs."))
+    show_fig12 = plot_figure5(qrec, method="bayesian", ceiling=qlarge.meta.get("ceiling_bayesian"), epsilon=sec.eps)
+    sec.figure(show_fig12, "figure12a_large")
+    display(Markdown(f"**Figure 12a, `{qname}` profile** (Bayesian, joint-beta credible region). " + qlarge.caption() + "."))
+
+# %% [markdown]
 # ## Leakage channels: paper game → same size → public bounds
 #
 # Protocols spec D.9 names two side channels of the paper's game that do not go through the PATE

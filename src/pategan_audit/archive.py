@@ -134,11 +134,11 @@ def read_archive(name: str, *, directory: str | os.PathLike | None = None) -> Ar
 # the archived runs
 
 
-def _utility_large(n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
+def _utility_large(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
     from . import utility as U
     from .utility.tables import runs_text
 
-    profile = U.get_profile("large")
+    profile = U.get_profile(profile_name)
     cells = [*U.setting_a_cells(profile), *U.main_cells(profile, epsilon=U.MAIN_EPSILON,
                                                         implementations=(*U.PAPER_IMPLEMENTATIONS, "corrected"))]
     records = U.run_cells(cells, n_jobs=n_jobs, backend=backend, desc="utility_large cells")
@@ -151,11 +151,11 @@ def _utility_large(n_jobs: int | None, backend: str | None) -> tuple[pd.DataFram
     return records, meta
 
 
-def _audit_querybased_large(n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
+def _audit_querybased_large(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
     from .auditing import audit as A
     from .auditing.profiles import get_profile
 
-    profile = get_profile("large")
+    profile = get_profile(profile_name)
     implementations = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
     settings = A.make_settings(profile, attacks=("querybased",), implementations=implementations, channels=("paper",))
     records = A.run_settings(settings, profile, n_jobs=n_jobs, backend=backend)
@@ -170,28 +170,29 @@ def _audit_querybased_large(n_jobs: int | None, backend: str | None) -> tuple[pd
     return records, meta
 
 
-#: name -> function(n_jobs, backend) returning (records, meta).
-ARCHIVES: dict[str, Callable[[int | None, str | None], tuple[pd.DataFrame, dict]]] = {
+#: name -> function(profile, n_jobs, backend) returning (records, meta).
+ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, dict]]] = {
     "utility_large": _utility_large,
     "audit_querybased_large": _audit_querybased_large,
 }
 
 
-def run_archive(name: str, *, n_jobs: int | None = None, backend: str | None = None,
+def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None, backend: str | None = None,
                 directory: str | os.PathLike | None = None) -> Archive:
-    """Compute archive ``name`` through the result cache (so it resumes) and write it."""
+    """Compute archive ``name`` at ``profile`` (``large`` for the committed archives; ``smoke``
+    to check the pipeline in seconds) through the result cache (so it resumes) and write it."""
     if name not in ARCHIVES:
         raise ValueError(f"unknown archive {name!r}; choose one of {', '.join(ARCHIVES)}")
     started = datetime.now(timezone.utc)
     code = _code_state()
     t0 = time.perf_counter()
-    records, meta = ARCHIVES[name](n_jobs, backend)
+    records, meta = ARCHIVES[name](profile, n_jobs, backend)
     wall = time.perf_counter() - t0
     meta = {**meta, "started": started.isoformat(timespec="seconds"),
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_seconds": round(wall, 1),
             "core_seconds": round(meta.pop("core_seconds_measured", 0.0), 1), "n_jobs": n_jobs,
             "cpus": os.cpu_count(), **code, "versions": _versions(),
-            "command": f"python -m pategan_audit.archive {name}" + (f" --n-jobs {n_jobs}" if n_jobs else "")}
+            "command": f"python -m pategan_audit.archive {name} --profile {profile}" + (f" --n-jobs {n_jobs}" if n_jobs else "")}
     write_archive(name, records, meta, directory=directory)
     return Archive(name=name, records=records, meta={"name": name, **meta})
 
@@ -199,6 +200,8 @@ def run_archive(name: str, *, n_jobs: int | None = None, backend: str | None = N
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pategan_audit.archive", description=__doc__.split("\n\n")[0])
     parser.add_argument("name", choices=sorted(ARCHIVES), help="which archived run to (re)compute")
+    parser.add_argument("--profile", default="large", help="profile to run (default: large; smoke checks the pipeline)")
+    parser.add_argument("--directory", default=None, help="where to write (default: results/archive or $PATEGAN_AUDIT_ARCHIVE)")
     parser.add_argument("--n-jobs", type=int, default=None, help="parallel workers (default: all cores)")
     parser.add_argument("--dask-scheduler", default="", help="address of a Dask scheduler (tcp://host:8786)")
     args = parser.parse_args(argv)
@@ -208,8 +211,8 @@ def main(argv: list[str] | None = None) -> int:
 
         Client(args.dask_scheduler)
         backend = "dask"
-    archive = run_archive(args.name, n_jobs=args.n_jobs, backend=backend)
-    print(f"wrote {archive_dir() / args.name}: {len(archive.records)} records; {archive.caption()}", file=sys.stderr)
+    archive = run_archive(args.name, profile=args.profile, n_jobs=args.n_jobs, backend=backend, directory=args.directory)
+    print(f"wrote {archive_dir(args.directory) / args.name}: {len(archive.records)} records; {archive.caption()}", file=sys.stderr)
     return 0
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .theme import IMPLEMENTATION_COLORS, IMPLEMENTATION_MARKERS, IMPLEMENTATION_ORDER
 
-__all__ = ["EPSILON_LABEL", "plot_epsilon_sweep", "plot_mean_se", "plot_classifier_heatmap"]
+__all__ = ["EPSILON_LABEL", "plot_epsilon_sweep", "plot_mean_se", "plot_classifier_heatmap", "plot_profile_comparison"]
 
 EPSILON_LABEL = r"epsilon (with delta = $10^{-5}$)"
 
@@ -184,4 +184,32 @@ def plot_classifier_heatmap(
     ax.grid(False)
     if title:
         ax.set_title(title)
+    return fig
+
+
+def plot_profile_comparison(tables: Mapping[str, pd.DataFrame], *, dataset: str, ax=None, ylabel: str = "AUROC"):
+    """Table 4 entries of one dataset under several sources (e.g. ``{"paper": …, "large": …,
+    "book": …}``, each a Table 4-shaped frame: rows = datasets, columns = implementations) as
+    grouped bars, one group per implementation; the majority baseline 0.5 dotted."""
+    if not tables:
+        raise ValueError("plot_profile_comparison needs at least one table")
+    names = _ordered([c for t in tables.values() for c in t.columns if dataset in t.index and pd.notna(t.loc[dataset, c])])
+    fig, ax = _axes(ax, figsize=(7.0, 3.6))
+    width = 0.8 / len(tables)
+    shades = plt.get_cmap("Greys")(np.linspace(0.35, 0.85, len(tables)))
+    x = np.arange(len(names))
+    for i, (label, table) in enumerate(tables.items()):
+        row = table.loc[dataset] if dataset in table.index else pd.Series(dtype=float)
+        vals = [float(row.get(n, np.nan)) for n in names]
+        bars = ax.bar(x + (i - (len(tables) - 1) / 2) * width, vals, width, label=label, color=shades[i], edgecolor="black", linewidth=0.5)
+        for bar, n in zip(bars, names):
+            bar.set_edgecolor(IMPLEMENTATION_COLORS.get(n, (0.3, 0.3, 0.3)))
+            bar.set_linewidth(1.2)
+    ax.axhline(0.5, color="black", linestyle=":", linewidth=1)
+    ax.set_xticks(x, names, rotation=20)
+    ax.set_ylim(0.3, 1.0)
+    ax.set_ylabel(ylabel)
+    ax.set_title(dataset)
+    ax.legend(fontsize=8, ncols=len(tables), loc="lower left")
+    fig.tight_layout()
     return fig

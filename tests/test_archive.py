@@ -1,0 +1,101 @@
+"""Archived runs (pategan_audit.archive): write/read round trip, provenance, and the committed
+archives' consistency with the code that reads them (profiles, bound formulas)."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pategan_audit import archive
+from pategan_audit.auditing.bounds import AttackCounts, eps_lower
+from pategan_audit.auditing.profiles import get_profile as audit_profile
+from pategan_audit.runner import _jsonable
+
+
+def test_round_trip_is_atomic_and_keeps_meta(tmp_path):
+    records = pd.DataFrame({"a": [1, 2], "b": [0.5, np.nan]})
+    folder = archive.write_archive("demo", records, {"profile": "smoke", "runs": "2 rows"}, directory=tmp_path)
+    assert sorted(p.name for p in folder.iterdir()) == ["meta.json", "records.csv"]  # no temp files left
+    back = archive.read_archive("demo", directory=tmp_path)
+    pd.testing.assert_frame_equal(back.records, records)
+    assert back.meta == {"name": "demo", "profile": "smoke", "runs": "2 rows"}
+
+
+def test_missing_archive_reads_as_none(tmp_path):
+    assert archive.read_archive("nothing_here", directory=tmp_path) is None
+
+
+def test_empty_records_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="non-empty"):
+        archive.write_archive("demo", pd.DataFrame(), {}, directory=tmp_path)
+
+
+def test_unknown_archive_name_says_which_exist():
+    with pytest.raises(ValueError, match="utility_large"):
+        archive.run_archive("utility_huge")
+
+
+def test_caption_states_profile_code_and_cost():
+    a = archive.Archive("x", pd.DataFrame({"a": [1]}), {
+        "profile": "large", "profile_description": "big", "runs": "5 x 5", "finished": "2026-11-22T10:00:00+00:00",
+        "cpus": 2, "wall_seconds": 3600.0, "core_seconds": 7200.0, "git_commit": "0123456789abcdef",
+        "source_hash": "feedface"})
+    text = a.caption()
+    for part in ("`large`", "5 x 5", "2026-11-22", "60 min", "2.0 core-hours", "0123456789", "feedface", "does not recompute"):
+        assert part in text
+
+
+def test_archive_module_edits_do_not_invalidate_the_cache():
+    from pategan_audit import runner
+
+    assert "archive.py" in runner._PRESENTATION
+
+
+# -- the committed archives -----------------------------------------------------------------------
+
+
+def _committed(name):
+    found = archive.read_archive(name)
+    if found is None:
+        pytest.skip(f"archive {name} not committed")
+    return found
+
+
+def test_utility_archive_ran_exactly_the_large_profile_cells():
+    from pategan_audit import utility as U
+
+    a = _committed("utility_large")
+    p = U.get_profile(a.meta["profile"])
+    cells = [*U.setting_a_cells(p), *U.main_cells(p, implementations=(*U.PAPER_IMPLEMENTATIONS, "corrected"))]
+    assert json.loads(json.dumps(_jsonable(a.meta["cells"]))) == json.loads(json.dumps(_jsonable([c.cache_key() for c in cells])))
+    assert a.meta["profile_knobs"] == json.loads(json.dumps(asdict(p), default=str))
+    assert set(a.records["cell"]) == {U.cell_id(c) for c in cells}
+    ok = a.records[a.records["status"] == "ok"]
+    assert ok["auroc"].between(0, 1).all()
+
+
+def test_audit_archive_bounds_follow_from_its_counts():
+    a = _committed("audit_querybased_large")
+    prof = audit_profile(a.meta["profile"])
+    rec = a.records
+    assert set(rec["implementation"]) == {"original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected"}
+    assert (rec["n_per_world"] == prof.n_per_world).all() and (rec["n_test"] == prof.split[2]).all()
+    assert a.meta["ceiling_clopper_pearson"] == pytest.approx(prof.ceiling("clopper_pearson"))
+    for _, r in rec.iterrows():
+        counts = AttackCounts(FP=int(r.test_FP), TN=int(r.test_TN), FN=int(r.test_FN), TP=int(r.test_TP))
+        assert counts.n_out == counts.n_in == prof.split[2]
+        assert eps_lower(counts, method=r.method, alpha=r.alpha, delta=r.delta) == pytest.approx(r.epsilon_emp, abs=1e-6)
+        assert r.epsilon_emp <= prof.ceiling(r.method) + 1e-9
+
+
+def test_smoke_archives_run_end_to_end(tmp_path, monkeypatch):
+    """The same code path as the committed archives, at the smoke profile, into a temp folder."""
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    a = archive.run_archive("audit_querybased_large", profile="smoke", n_jobs=1, directory=tmp_path)
+    back = archive.read_archive("audit_querybased_large", directory=tmp_path)
+    assert back.meta["profile"] == "smoke" and back.meta["source_hash"] and back.meta["wall_seconds"] > 0
+    assert len(back.records) == len(a.records) == 7 * 2  # seven presets x two bound methods
+    assert "--profile smoke" in back.meta["command"]

@@ -1,0 +1,70 @@
+"""The reproduction scorecard (pategan_audit.scorecard): verdict rules and the archived rows."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pategan_audit import reference as R
+from pategan_audit import scorecard
+from pategan_audit.archive import write_archive
+
+
+def _verdict(table, paper, ours, ceiling=None):
+    return scorecard._verdict(pd.Series({"table": table, "paper": paper, "ours": ours, "ceiling": ceiling}))
+
+
+@pytest.mark.parametrize("table, paper, ours, ceiling, expected", [
+    ("table4", 0.90, 0.93, None, "reproduced"),       # within 0.05
+    ("table4", 0.90, 0.80, None, "differs"),
+    ("table4", 0.90, np.nan, None, "not yet run"),
+    ("figure5", 4.68, 1.35, 1.35, "reproduced up to ceiling"),   # perfect attack at a low ceiling
+    ("figure5", 4.68, 0.40, 1.35, "differs"),                    # far below what the profile could show
+    ("figure5", 4.68, 0.0, 0.0, "profile too small to certify"),  # smoke: nothing above 0 is possible
+    ("figure5", 2.18, 2.30, 4.68, "reproduced"),
+])
+def test_verdict_rules(table, paper, ours, ceiling, expected):
+    assert _verdict(table, paper, ours, ceiling) == expected
+
+
+def _utility_records():
+    """Two tables of one cell on Cervical for 'updated' (+ Setting A with all 12 classifiers)."""
+    from pategan_audit.classifiers import CLASSIFIERS
+
+    rows = []
+    for table, base in ((0, 0.6), (1, 0.8)):
+        for i, c in enumerate(CLASSIFIERS):
+            rows.append({"cell": "c1", "dataset": "cervical_cancer", "implementation": "updated", "epsilon": 1.0,
+                         "num_teachers": 2, "variant": "default", "model": 0, "table": table, "classifier": c,
+                         "auroc": base + 0.01 * i, "auprc": base / 2, "status": "ok"})
+    for c in (*CLASSIFIERS, "majority"):
+        rows.append({"cell": "a1", "dataset": "cervical_cancer", "implementation": "real", "epsilon": np.nan,
+                     "num_teachers": np.nan, "variant": "default", "model": -1, "table": -1, "classifier": c,
+                     "auroc": 0.5 if c == "majority" else 0.9, "auprc": 0.1 if c == "majority" else 0.6, "status": "ok"})
+    return pd.DataFrame(rows)
+
+
+def test_collect_archived_takes_best_of_n_and_setting_a(tmp_path):
+    write_archive("utility_large", _utility_records(), {"profile": "large", "runs": "1 x 2"}, directory=tmp_path)
+    got = scorecard.collect_archived(tmp_path).set_index(["table", "row", "column"])
+    # best of the two tables per classifier = the second table, mean over 12 classifiers
+    assert got.loc[("table4", "cervical_cancer", "updated"), "ours"] == pytest.approx(0.8 + 0.01 * 5.5)
+    assert got.loc[("table4_auprc", "cervical_cancer", "updated"), "ours"] == pytest.approx(0.4)
+    assert got.loc[("table7", "cervical_cancer", "auroc"), "ours"] == pytest.approx(0.9)  # majority excluded
+    assert (got["profile"] == "large").all()
+    card = scorecard.build(got.reset_index())
+    assert card.loc[card["ours"].notna(), "paper"].notna().all()  # every archived value meets a paper number
+
+
+def test_collect_archived_audit_rows_carry_the_ceiling(tmp_path):
+    rec = pd.DataFrame([{"implementation": impl, "method": m, "epsilon_emp": 4.0}
+                        for impl in (*R.IMPLEMENTATIONS, "corrected") for m in ("clopper_pearson", "bayesian")])
+    write_archive("audit_querybased_large", rec, {"profile": "large", "ceiling_clopper_pearson": 4.68}, directory=tmp_path)
+    got = scorecard.collect_archived(tmp_path)
+    assert set(got["row"]) == set(R.IMPLEMENTATIONS)  # corrected is ours, not a paper number
+    assert (got["table"] == "figure5").all() and (got["column"] == "querybased").all()
+    assert (got["ceiling"] == 4.68).all()
+
+
+def test_collect_archived_without_archives_is_empty(tmp_path):
+    assert scorecard.collect_archived(tmp_path).empty

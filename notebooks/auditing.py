@@ -302,11 +302,23 @@ else:
         "test errors (FP + FN)": (qcp["test_FP"] + qcp["test_FN"]).astype(int),
         "iterations": qcp["iterations"],
     })
+    qctl = read_archive("audit_querybased_controlled_large")
+    if qctl is not None:
+        cc = qctl.records[qctl.records["method"] == "clopper_pearson"].set_index("implementation")
+        q_table[f"ε_emp CP controlled (ours, {qctl.meta['profile']})"] = cc["epsilon_emp"].reindex(q_table.index).round(4)
+        q_table[f"AUC controlled (ours, {qctl.meta['profile']})"] = cc["auc"].reindex(q_table.index).round(4)
     sec.table(q_table, "figure5a_large_table")
     display(q_table)
     display(Markdown(f"Same run as the figure: {qlarge.meta.get('runs')}. The column '{prof.name} (this page)' is this page's own "
                      "run in the paper channel. "
                      f"Errors: wrong guesses of the best direction and threshold on the {2 * int(qcp['n_test'].iloc[0])} test outputs."))
+    if qctl is not None:
+        display(Markdown("The *controlled* columns rerun the same game at the same scale with the leakage channels of "
+                         "the next section closed (same synthetic size in both worlds, bounds fixed in advance as public "
+                         "metadata): what remains is what the PATE mechanism itself leaks to this attack. "
+                         + qctl.caption() + "."))
+    else:
+        display(Markdown("*The controlled-channel archive (`audit_querybased_controlled_large`) is missing.*"))
     show_fig12 = plot_figure5(qrec, method="bayesian", ceiling=qlarge.meta.get("ceiling_bayesian"), epsilon=sec.eps)
     sec.figure(show_fig12, "figure12a_large")
     display(Markdown(f"**Figure 12a, `{qname}` profile** (Bayesian, joint-beta credible region). " + qlarge.caption() + "."))

@@ -513,7 +513,8 @@ else:
         "last row: AUROC-Δ (%) of P against D", runs12)))
     glue("t12_mean_ours", f"{delta12.mean():.2f} %", display=False)
     glue("t12_mean_paper", f"{paper12.loc['auroc_delta_pct'].xs('P', level=1).mean():.2f} %", display=False)
-    card(T.scorecard_rows(Pm, table="table12", runs=runs12, column_suffix=" P"))
+    card(T.scorecard_rows(Pm, table="table12", runs=runs12, column_suffix=" P")
+         + T.scorecard_rows(D, table="table12", runs=runs_main, column_suffix=" D"))
 
 # %% [markdown]
 # Averaged over the six implementations, [49]'s hyperparameters change AUROC by

@@ -12,7 +12,7 @@ import pytest
 from pategan_audit import archive
 from pategan_audit.auditing.bounds import AttackCounts, eps_lower
 from pategan_audit.auditing.profiles import get_profile as audit_profile
-from pategan_audit.runner import _jsonable
+from pategan_audit.runner import _jsonable, source_hash
 
 
 def test_round_trip_is_atomic_and_keeps_meta(tmp_path):
@@ -46,6 +46,9 @@ def test_caption_states_profile_code_and_cost():
     text = a.caption()
     for part in ("`large`", "5 x 5", "2026-11-22", "60 min", "2.0 core-hours", "0123456789", "feedface", "does not recompute"):
         assert part in text
+    assert "has changed since" in text  # feedface is not the current source hash
+    a.meta["source_hash"] = source_hash()
+    assert "the same computing code as this build" in a.caption()
 
 
 def test_archive_module_edits_do_not_invalidate_the_cache():
@@ -77,13 +80,15 @@ def test_utility_archive_ran_exactly_the_large_profile_cells():
     assert ok["auroc"].between(0, 1).all()
 
 
-def test_audit_archive_bounds_follow_from_its_counts():
-    a = _committed("audit_querybased_large")
+@pytest.mark.parametrize("name", ["audit_querybased_large", "audit_querybased_controlled_large"])
+def test_audit_archive_bounds_follow_from_its_counts(name):
+    a = _committed(name)
     prof = audit_profile(a.meta["profile"])
     rec = a.records
     assert set(rec["implementation"]) == {"original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected"}
     assert (rec["n_per_world"] == prof.n_per_world).all() and (rec["n_test"] == prof.split[2]).all()
     assert a.meta["ceiling_clopper_pearson"] == pytest.approx(prof.ceiling("clopper_pearson"))
+    assert (rec["channel"] == a.meta["channel"]).all() and (rec["attack"] == "querybased").all()
     for _, r in rec.iterrows():
         counts = AttackCounts(FP=int(r.test_FP), TN=int(r.test_TN), FN=int(r.test_FN), TP=int(r.test_TP))
         assert counts.n_out == counts.n_in == prof.split[2]

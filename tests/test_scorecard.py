@@ -68,3 +68,12 @@ def test_collect_archived_audit_rows_carry_the_ceiling(tmp_path):
 
 def test_collect_archived_without_archives_is_empty(tmp_path):
     assert scorecard.collect_archived(tmp_path).empty
+
+
+def test_table12_keeps_both_hyperparameter_sets():
+    """Table 12 prints D (default) and P ([49]'s) per implementation: both are tracked numbers."""
+    p = scorecard.paper_numbers()
+    t12 = p[p["table"] == "table12"].set_index(["row", "column"])["paper"]
+    assert t12[("cervical_cancer", "original D")] == pytest.approx(0.9265)  # = Table 4's entry
+    assert t12[("cervical_cancer", "original P")] == pytest.approx(0.8531)
+    assert not p.duplicated(["table", "row", "column"]).any()

@@ -21,6 +21,9 @@ the book build never recomputes them. Two archives are defined (:data:`ARCHIVES`
 ``audit_querybased_large``
     Figure 5's Querybased game (worst-case dataset) at the ``large`` audit profile for the six
     presets and ``corrected``.
+``audit_querybased_controlled_large``
+    The same in the ``controlled`` channel (same synthetic size in both worlds, bounds fixed in
+    advance): what the PATE mechanism itself leaks at the paper's scale.
 
 Re-create one (resumes from the result cache if interrupted)::
 
@@ -71,10 +74,14 @@ class Archive:
         hours = m.get("core_seconds", 0.0) / 3600
         wall = m.get("wall_seconds", 0.0) / 60
         commit = (m.get("git_commit") or "unknown")[:10]
+        now = source_hash()
+        same = ("the same computing code as this build" if m.get("source_hash") == now else
+                f"the computing code has changed since (source hash now {now}): rerun the archive to refresh it")
         return (f"archived run `{self.name}` at profile `{m.get('profile')}` ({m.get('profile_description', '')}); "
                 f"{m.get('runs', '')}; computed {m.get('finished', '?')[:10]} on {m.get('cpus', '?')} cores in "
                 f"{wall:.0f} min wall-clock ({hours:.1f} core-hours), code at commit {commit} "
-                f"(source hash {m.get('source_hash')}); the book build reads this archive and does not recompute it")
+                f"(source hash {m.get('source_hash')}, {same}); the book build reads this archive and does not "
+                f"recompute it")
 
 
 def _git(*args: str) -> str | None:
@@ -151,29 +158,36 @@ def _utility_large(profile_name: str, n_jobs: int | None, backend: str | None) -
     return records, meta
 
 
-def _audit_querybased_large(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
-    from .auditing import audit as A
-    from .auditing.profiles import get_profile
+def _audit_querybased(channel: str) -> Callable[[str, int | None, str | None], tuple[pd.DataFrame, dict]]:
+    """The Querybased game (worst-case dataset) for the six presets and ``corrected`` in one
+    ``channel`` (``paper``: the paper's game; ``controlled``: same size and public bounds)."""
 
-    profile = get_profile(profile_name)
-    implementations = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
-    settings = A.make_settings(profile, attacks=("querybased",), implementations=implementations, channels=("paper",))
-    records = A.run_settings(settings, profile, n_jobs=n_jobs, backend=backend)
-    n_train, n_valid, n_test = profile.split
-    core = float(records.groupby("run_id")["train_seconds"].first().sum())
-    meta = {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
-            "settings": [s.key() for s in settings],
-            "runs": (f"{profile.n_per_world:,} shadow models per world and preset ({n_train}/{n_valid}/{n_test} "
-                     f"train/validation/test), {len(settings)} presets"),
-            "ceiling_clopper_pearson": profile.ceiling("clopper_pearson"), "ceiling_bayesian": profile.ceiling("bayesian"),
-            "core_seconds_measured": core}
-    return records, meta
+    def run(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
+        from .auditing import audit as A
+        from .auditing.profiles import get_profile
+
+        profile = get_profile(profile_name)
+        implementations = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
+        settings = A.make_settings(profile, attacks=("querybased",), implementations=implementations, channels=(channel,))
+        records = A.run_settings(settings, profile, n_jobs=n_jobs, backend=backend)
+        n_train, n_valid, n_test = profile.split
+        core = float(records.groupby("run_id")["train_seconds"].first().sum())
+        meta = {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
+                "channel": channel, "settings": [s.key() for s in settings],
+                "runs": (f"{profile.n_per_world:,} shadow models per world and preset ({n_train}/{n_valid}/{n_test} "
+                         f"train/validation/test), {len(settings)} presets, {channel} channel"),
+                "ceiling_clopper_pearson": profile.ceiling("clopper_pearson"),
+                "ceiling_bayesian": profile.ceiling("bayesian"), "core_seconds_measured": core}
+        return records, meta
+
+    return run
 
 
 #: name -> function(profile, n_jobs, backend) returning (records, meta).
 ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, dict]]] = {
     "utility_large": _utility_large,
-    "audit_querybased_large": _audit_querybased_large,
+    "audit_querybased_large": _audit_querybased("paper"),
+    "audit_querybased_controlled_large": _audit_querybased("controlled"),
 }
 
 

@@ -266,7 +266,7 @@ display(Markdown(sec.caption("Figure 12, paper channel", runs)))
 # paper's Querybased game (worst-case dataset, 4 vs 5 training rows, paper channel) at the
 # paper's scale: **1,000 shadow models per world** (400 / 200 / 400), 100 iterations for every
 # preset (synthcity 20, as in `book`: at 100 iterations it costs ≈ 2.4 core-s per model), ceiling
-# 4.68 (Clopper-Pearson) and 6.29 (Bayesian) — the paper's. It takes about two core-hours, so it is
+# 4.68 (Clopper-Pearson) and 6.29 (Bayesian) — the paper's. It takes core-hours (the caption says how many), so it is
 # not part of the book build: it was computed once with
 # `python -m pategan_audit.archive audit_querybased_large`, committed under
 # `results/archive/audit_querybased_large/`, and is read back here with the provenance of its

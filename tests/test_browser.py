@@ -111,6 +111,19 @@ def test_figure_pages_show_figures(page):
     assert len(re.findall(r"<img\b", html)) >= 1, f"{page} shows no figure"
 
 
+@pytest.mark.parametrize("page, archive, marker", [
+    ("utility.html", "utility_large", "Table 4, <code class=\"docutils literal notranslate\"><span class=\"pre\">large</span></code> profile"),
+    ("auditing.html", "audit_querybased_large", "Figure 5a, <code class=\"docutils literal notranslate\"><span class=\"pre\">large</span></code> profile"),
+])
+def test_archived_runs_are_shown(page, archive, marker):
+    """A committed archive must appear on its page with its provenance caption."""
+    if not (REPO / "results" / "archive" / archive / "meta.json").exists():
+        pytest.skip(f"archive {archive} not committed")
+    html = (HTML / page).read_text(encoding="utf-8")
+    assert marker in html, f"{page} does not show the archived run {archive}"
+    assert f"archived run <code class=\"docutils literal notranslate\"><span class=\"pre\">{archive}</span></code>" in html
+
+
 @pytest.mark.parametrize("page", _pages())
 def test_page_renders_in_chromium(page, server, tmp_path):
     browser = _chromium()

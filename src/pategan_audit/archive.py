@@ -33,7 +33,6 @@ Re-create one (resumes from the result cache if interrupted)::
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import platform
@@ -104,16 +103,10 @@ def _versions() -> dict[str, str]:
     import numpy
     import sklearn
     import torch
+    import xgboost
 
-    out = {"python": platform.python_version(), "numpy": numpy.__version__, "pandas": pd.__version__,
-           "scikit-learn": sklearn.__version__, "torch": torch.__version__}
-    try:
-        import xgboost
-
-        out["xgboost"] = xgboost.__version__
-    except ImportError:  # pragma: no cover - xgboost is a hard dependency
-        pass
-    return out
+    return {"python": platform.python_version(), "numpy": numpy.__version__, "pandas": pd.__version__,
+            "scikit-learn": sklearn.__version__, "torch": torch.__version__, "xgboost": xgboost.__version__}
 
 
 def write_archive(name: str, records: pd.DataFrame, meta: dict, *, directory: str | os.PathLike | None = None) -> Path:
@@ -121,9 +114,7 @@ def write_archive(name: str, records: pd.DataFrame, meta: dict, *, directory: st
     if not isinstance(records, pd.DataFrame) or records.empty:
         raise ValueError(f"archive {name!r}: records must be a non-empty DataFrame")
     folder = archive_dir(directory) / name
-    buf = io.StringIO()
-    records.to_csv(buf, index=False)
-    atomic_write_text(folder / "records.csv", buf.getvalue())
+    atomic_write_text(folder / "records.csv", records.to_csv(index=False))
     atomic_write_text(folder / "meta.json", json.dumps({"name": name, **meta}, indent=2, default=str) + "\n")
     return folder
 

@@ -100,10 +100,14 @@ def paper_numbers() -> pd.DataFrame:
     return out.drop_duplicates(["table", "row", "column"]).reset_index(drop=True)
 
 
+#: Columns of our values (what the sections' ``scorecard.csv`` files and the archives give).
+OURS_COLUMNS = ["section", "table", "row", "column", "ours", "profile", "runs", "ceiling"]
+
+
 def collect_ours(results_dir: str | Path) -> pd.DataFrame:
     """Concatenate the sections' ``scorecard.csv`` files under ``results_dir``."""
     frames = [pd.read_csv(p) for p in sorted(Path(results_dir).glob("*/scorecard.csv"))]
-    cols = ["section", "table", "row", "column", "ours", "profile", "runs", "ceiling"]
+    cols = OURS_COLUMNS
     if not frames:
         return pd.DataFrame(columns=cols)
     df = pd.concat(frames, ignore_index=True)
@@ -120,6 +124,7 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
     Figure 5's Querybased ε_emp (Clopper-Pearson, with the archive's ceiling) from
     ``audit_querybased_large``. Empty if no archive is present."""
     from .archive import read_archive
+    from .classifiers import CLASSIFIERS, MAJORITY
     from .utility import best_of_n, setting_a_scores
 
     rows: list[dict] = []
@@ -134,10 +139,10 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
         real = rec[rec["implementation"] == "real"]
         if len(real):
             for _, r in setting_a_scores(real).iterrows():
-                if r["n_classifiers"] == 12:
+                if r["n_classifiers"] == len(CLASSIFIERS):
                     rows += [{"table": "table7", "row": r["dataset"], "column": m, "ours": float(r[m]),
                               "runs": "one fit per classifier, full split"} for m in ("auroc", "auprc")]
-            per = real[real["classifier"] != "majority"]
+            per = real[real["classifier"] != MAJORITY]
             rows += [{"table": "setting_a", "row": c, "column": d, "ours": float(v), "runs": "one fit, full split"}
                      for (c, d), v in per.groupby(["classifier", "dataset"])["auroc"].first().items()]
         for r in rows:
@@ -149,8 +154,7 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
         rows += [{"section": "auditing", "table": "figure5", "row": r["implementation"], "column": "querybased",
                   "ours": float(r["epsilon_emp"]), "profile": audit.meta["profile"], "runs": audit.meta.get("runs", ""),
                   "ceiling": audit.meta.get("ceiling_clopper_pearson")} for _, r in cp.iterrows()]
-    cols = ["section", "table", "row", "column", "ours", "profile", "runs", "ceiling"]
-    return pd.DataFrame(rows, columns=cols)
+    return pd.DataFrame(rows, columns=OURS_COLUMNS)
 
 
 def _verdict(row) -> str:

@@ -201,10 +201,8 @@ def plot_profile_comparison(tables: Mapping[str, pd.DataFrame], *, dataset: str,
     for i, (label, table) in enumerate(tables.items()):
         row = table.loc[dataset] if dataset in table.index else pd.Series(dtype=float)
         vals = [float(row.get(n, np.nan)) for n in names]
-        bars = ax.bar(x + (i - (len(tables) - 1) / 2) * width, vals, width, label=label, color=shades[i], edgecolor="black", linewidth=0.5)
-        for bar, n in zip(bars, names):
-            bar.set_edgecolor(IMPLEMENTATION_COLORS.get(n, (0.3, 0.3, 0.3)))
-            bar.set_linewidth(1.2)
+        ax.bar(x + (i - (len(tables) - 1) / 2) * width, vals, width, label=label, color=shades[i], linewidth=1.2,
+               edgecolor=[IMPLEMENTATION_COLORS.get(n, (0.3, 0.3, 0.3)) for n in names])
     ax.axhline(0.5, color="black", linestyle=":", linewidth=1)
     ax.set_xticks(x, names, rotation=20)
     ax.set_ylim(0.3, 1.0)

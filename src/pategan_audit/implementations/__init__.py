@@ -1,11 +1,13 @@
 """The seven PATE-GAN presets (audit paper §4, Tables 2-3; implementations spec §1-§10).
 
 ``create(name, epsilon=1.0, delta=1e-5, seed=0, **overrides)`` returns an unfitted generator
-with ``fit(df, label=None)`` and ``sample(n, seed=None)``; names in :data:`PRESETS` order:
+with ``fit(df, label=None)`` and ``sample(n, seed=None)``; ``fit_many(name, data, seeds=...)`` fits many replicas as one
+batched computation; names in :data:`PRESETS` order:
 original, updated, synthcity, turing, borealis, smartnoise, corrected. Defaults reproduce each
 implementation as benchmarked by the paper; ``released_overrides(name)`` gives the behaviour as
 released; the violation catalogue (:mod:`.violations`) names the switch of every violation.
 """
+from .many import BATCHED, batched_support, fit_many
 from .registry import PRESETS, REGISTRY, create, get_class, get_config_class, released_overrides
 from .violations import BY_ID, VIOLATIONS, Violation, all_fixed_overrides, as_frame, fix_overrides, violations_for
 
@@ -13,6 +15,9 @@ __all__ = [
     "PRESETS",
     "REGISTRY",
     "create",
+    "fit_many",
+    "batched_support",
+    "BATCHED",
     "get_class",
     "get_config_class",
     "released_overrides",

@@ -125,13 +125,18 @@ class BaseGenerator:
 
     # -- public API -------------------------------------------------------------------------
     def fit(self, df: pd.DataFrame, label: str | None = None) -> "BaseGenerator":
+        self._fit(self._accept(df, label), label)
+        self.fitted_ = True
+        return self
+
+    def _accept(self, df: pd.DataFrame, label: str | None) -> pd.DataFrame:
+        """Validate a training table, remember its columns and dtypes, reset the trace; returns
+        the table with a 0..N-1 index (what ``_fit`` trains on). Shared with ``fit_many``."""
         validate_frame(df, label)
         self.columns_ = list(df.columns)
         self.dtypes_ = df.dtypes.copy()
         self.trace = TrainingTrace()
-        self._fit(df.reset_index(drop=True), label)
-        self.fitted_ = True
-        return self
+        return df.reset_index(drop=True)
 
     def sample(self, n: int, seed: int | None = None) -> pd.DataFrame:
         """Draw ``n`` synthetic rows. ``seed=None`` derives a fresh, reproducible seed from

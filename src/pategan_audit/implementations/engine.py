@@ -206,6 +206,14 @@ class PateGenerator(BaseGenerator):
         recording. Returns the released labels as float32 [n]."""
         with torch.no_grad():
             n1 = self.teachers.votes(fake.detach())
+        return self._release_votes(n1)
+
+    def _release_votes(self, n1: torch.Tensor) -> torch.Tensor:
+        """Everything after the teachers' count ``n1`` [n]: the noisy aggregation (PATE-GAN Alg. 1
+        "PATE_λ"), the preset's release rule, the accountant's charge and the records. Split
+        from :meth:`_label` so that a batched run (:mod:`pategan_audit.replicas`) can count the
+        votes of many replicas at once and still release each replica's labels with its own
+        noise stream and accountant."""
         res = aggregate(n1, mechanism=self.config.vote_mechanism, num_teachers=self.num_teachers_,
                         laplace_scale=self._laplace_scale(), generator=self.noise_gen, offset=self._vote_offset)
         labels, charged = self._release(res.labels)
@@ -228,6 +236,22 @@ class PateGenerator(BaseGenerator):
             self._fit_loop(df, label)
 
     def _fit_loop(self, df: pd.DataFrame, label: str | None) -> None:
+        budget = self._begin_fit(df, label)
+        it = 0
+        try:
+            while self._may_continue(it, budget):
+                self._open_iteration()
+                self._iteration(it)
+                if self._finish_iteration(it, budget):
+                    break
+                it += 1
+        finally:
+            self._end_fit()
+
+    # The loop's pieces, shared with the batched run of many replicas (pategan_audit.replicas),
+    # which calls them per replica around one batched ``_iteration``.
+    def _begin_fit(self, df: pd.DataFrame, label: str | None) -> float:
+        """Streams, the preset's ``_setup``, the seen-matrix and the accountant; returns the ε budget."""
         self._make_streams()
         self._setup(df, label)
         N, k = self.X_.shape[0], self.num_teachers_
@@ -239,23 +263,28 @@ class PateGenerator(BaseGenerator):
                                                            num_moments=self.config.num_moments)
         budget = self._epsilon_budget()
         self.trace.extra.update(num_teachers=k, batch_size=self.batch_size_, delta=self.delta_, epsilon_budget=budget)
-        it = 0
-        try:
-            while self.config.max_iter is None or it < self.config.max_iter:
-                if not self._may_start(it, budget):
-                    break
-                self._buf: dict[str, list] = {"votes": [], "noise": [], "labels": [], "charged": []}
-                self._iteration(it)
-                self._close_iteration()
-                self._after_iteration(it)
-                it += 1
-                eps_hat = self.trace.eps_hat[-1]
-                if np.isnan(eps_hat):  # upstream: `NaN < ε` is False, the loop exits (spec §0.4)
-                    break
-                if self.config.stopping == "overshoot" and not self._check_at_top and not eps_hat < budget:
-                    break
-        finally:
-            self.trace.teacher_rows = [set(np.flatnonzero(row).tolist()) for row in self._seen]
+        return budget
+
+    def _may_continue(self, it: int, budget: float) -> bool:
+        """Whether iteration ``it`` runs: below the cap and allowed by the stopping rule."""
+        if self.config.max_iter is not None and it >= self.config.max_iter:
+            return False
+        return self._may_start(it, budget)
+
+    def _open_iteration(self) -> None:
+        self._buf: dict[str, list] = {"votes": [], "noise": [], "labels": [], "charged": []}
+
+    def _finish_iteration(self, it: int, budget: float) -> bool:
+        """Close the records of iteration ``it``; True when the run must stop after it."""
+        self._close_iteration()
+        self._after_iteration(it)
+        eps_hat = self.trace.eps_hat[-1]
+        if np.isnan(eps_hat):  # upstream: `NaN < ε` is False, the loop exits (spec §0.4)
+            return True
+        return self.config.stopping == "overshoot" and not self._check_at_top and not eps_hat < budget
+
+    def _end_fit(self) -> None:
+        self.trace.teacher_rows = [set(np.flatnonzero(row).tolist()) for row in self._seen]
         self.trace.extra["best_order"] = self.accountant.best_order
 
     def _may_start(self, it: int, budget: float) -> bool:

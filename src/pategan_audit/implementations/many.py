@@ -1,0 +1,159 @@
+"""``fit_many``: R independent fits of one preset as one batched computation (the replica axis).
+
+``fit_many(name, data, seeds=[s_0, ..., s_{R-1}], ...)[i]`` is the batched counterpart of
+``create(name, seed=s_i, ...).fit(data_i)``: the same partitions, batches, vote noise,
+accountant trajectory and stopping iteration (each replica draws from its own seed-derived
+streams in the order a single fit does), networks equal up to float rounding, and the same
+``sample(n)``, ``trace`` and hooks afterwards. Why batch: the presets' networks are tiny, so a
+single fit spends most of its time in framework overhead (dispatch, autograd, Python); R
+replicas stacked along a leading axis (:mod:`pategan_audit.replicas`) pay that overhead once.
+
+Replicas are fitted in chunks of at most ``max_replicas`` (default: what a quarter of the
+machine's free memory holds, at most 512); inside a chunk, replicas whose networks have the same
+shapes (e.g. the same number of training rows) are stacked together. A preset or setting
+without a batched step falls back to fitting the replicas one by one (``batched=False`` in
+``model.trace.extra``).
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+from .base import BaseGenerator
+from .engine import training_threads
+from .registry import _check_name, create
+
+__all__ = ["fit_many", "BATCHED", "batched_support", "default_max_replicas"]
+
+# preset -> module with ``supports(config) -> bool`` and ``run(models, frames, label, *, device, on_done)``
+BATCHED: dict[str, str] = {}
+
+
+def _family(name: str):
+    path = BATCHED.get(name)
+    return importlib.import_module(path) if path else None
+
+
+def batched_support(name: str, **overrides: Any) -> bool:
+    """Whether ``fit_many(name, ..., **overrides)`` runs batched (else replica by replica)."""
+    family = _family(_check_name(name))
+    return family is not None and bool(family.supports(create(name, **overrides).config))
+
+
+def _available_memory() -> int:
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return 4 << 30
+
+
+def default_max_replicas(bytes_per_replica: int | None = None) -> int:
+    """Replicas per chunk: a quarter of the free memory over an estimate of one replica's
+    working set (default 8 MiB: parameters, gradients, optimiser moments and activations of the
+    presets' networks at the paper's widths), clamped to [1, 512]."""
+    per = int(bytes_per_replica) if bytes_per_replica else 8 << 20
+    return int(max(1, min(512, _available_memory() // 4 // per)))
+
+
+def _as_frames(data: pd.DataFrame | Sequence[pd.DataFrame], n: int) -> list[pd.DataFrame]:
+    if isinstance(data, pd.DataFrame):
+        return [data] * n
+    if isinstance(data, (list, tuple)):
+        if len(data) != n:
+            raise ValueError(f"data holds {len(data)} tables for {n} seeds; pass one table per seed or a single shared DataFrame")
+        bad = [i for i, d in enumerate(data) if not isinstance(d, pd.DataFrame)]
+        if bad:
+            raise TypeError(f"data[{bad[0]}] is a {type(data[bad[0]]).__name__}, not a pandas DataFrame")
+        return list(data)
+    raise TypeError(f"data must be a DataFrame or a list of DataFrames (one per seed), got {type(data).__name__}")
+
+
+def _as_seeds(seeds: Sequence[int]) -> list[int]:
+    if isinstance(seeds, (int, np.integer)) or isinstance(seeds, (str, bytes)):
+        raise TypeError("seeds must be a sequence of integers, e.g. seeds=range(100)")
+    out = list(seeds)
+    if not out:
+        raise ValueError("seeds is empty; pass at least one seed, e.g. seeds=range(10)")
+    bad = [s for s in out if isinstance(s, bool) or not isinstance(s, (int, np.integer))]
+    if bad:
+        raise TypeError(f"every seed must be an integer, got {bad[0]!r}")
+    return [int(s) for s in out]
+
+
+def fit_many(
+    name: str,
+    data: pd.DataFrame | Sequence[pd.DataFrame],
+    *,
+    seeds: Sequence[int],
+    epsilon: float = 1.0,
+    delta: float | None = 1e-5,
+    label: str | None = None,
+    max_replicas: int | None = None,
+    device: str | torch.device = "cpu",
+    batched: bool = True,
+    progress: bool | Callable[[int], None] = False,
+    **overrides: Any,
+) -> list[BaseGenerator]:
+    """Fit ``len(seeds)`` independent replicas of preset ``name``; returns the fitted generators.
+
+    data: one DataFrame shared by all replicas, or a list with one DataFrame per seed (tables may
+        differ in rows, as the audit's D and D').
+    seeds: one integer per replica; replica i is ``create(name, epsilon, delta, seed=seeds[i], **overrides)``.
+    max_replicas: replicas per batched chunk (None: :func:`default_max_replicas`).
+    device: any torch device for the batched tensor work ("cpu" by default); random draws stay
+        on the CPU generators of each replica, so results do not depend on the device's RNG.
+    batched: False fits the replicas one by one (the reference path the batched one must match).
+    progress: True shows a tqdm bar counting models; a callable is called with each finished count.
+    """
+    seeds = _as_seeds(seeds)
+    frames = _as_frames(data, len(seeds))
+    if max_replicas is not None and (isinstance(max_replicas, bool) or not isinstance(max_replicas, (int, np.integer)) or max_replicas < 1):
+        raise ValueError(f"max_replicas must be a positive integer or None, got {max_replicas!r}")
+    device = torch.device(device)
+    models = [create(name, epsilon=epsilon, delta=delta, seed=s, **overrides) for s in seeds]
+    family = _family(name) if batched else None
+    use_batched = family is not None and bool(family.supports(models[0].config))
+    chunk = int(max_replicas) if max_replicas is not None else default_max_replicas()
+    bar, tick = _progress(progress, len(models), name)
+    try:
+        with training_threads():
+            for start in range(0, len(models), chunk if use_batched else len(models)):
+                part = models[start:start + chunk] if use_batched else models
+                part_frames = frames[start:start + len(part)]
+                if use_batched:
+                    family.run(part, part_frames, label, device=device, on_done=lambda i: tick())
+                else:
+                    for m, df in zip(part, part_frames):
+                        m.fit(df, label=label)
+                        tick()
+    finally:
+        if bar is not None:
+            bar.close()
+    for m in models:
+        m.trace.extra["batched"] = use_batched
+    return models
+
+
+def _progress(progress, total: int, name: str):
+    count = [0]
+    if progress is True:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc=f"fit_many {name}", unit="model", leave=False)
+
+        def tick() -> None:
+            bar.update(1)
+
+        return bar, tick
+    if callable(progress):
+        def tick() -> None:
+            count[0] += 1
+            progress(count[0])
+
+        return None, tick
+    return None, lambda: None

@@ -1,0 +1,82 @@
+"""Stacking R single-model networks into one network with a leading replica axis, and back.
+
+Every network of the presets is built from :class:`~pategan_audit.components.networks.BatchedLinear`
+layers whose weights already carry a leading model axis (``[k, in, out]``: the k teachers of one
+PATE-GAN, or 1 for a generator or student). R independent models are then the same layers with
+``R·k`` models: parameters concatenated along that axis (:func:`stack_modules`), trained as one,
+and copied back slice by slice (:func:`unstack_into`). Because the loss of the stack is the *sum*
+of the replicas' losses, each replica's gradient is exactly its own, and element-wise optimisers
+(Adam, RMSProp) update each slice exactly as a separate optimiser would.
+
+The replicas are first built one by one with their own seeds (so their initial weights, partitions
+and pre-processing are those of a single fit) and only then stacked.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Sequence
+
+import torch
+from torch import nn
+
+from ..components.networks import BatchedLinear
+
+__all__ = ["stack_modules", "unstack_into", "replica_slice", "stack_draws", "shape_signature"]
+
+
+def _check_same_structure(modules: Sequence[nn.Module]) -> list[str]:
+    names = [n for n, _ in modules[0].named_parameters()]
+    shapes = [tuple(p.shape) for _, p in modules[0].named_parameters()]
+    for m in modules[1:]:
+        if [n for n, _ in m.named_parameters()] != names or [tuple(p.shape) for _, p in m.named_parameters()] != shapes:
+            raise ValueError("replicas to stack must have the same architecture (group them by shape first)")
+    return names
+
+
+def stack_modules(modules: Sequence[nn.Module]) -> nn.Module:
+    """One module holding all ``modules`` along the leading axis of every parameter.
+
+    Every parameter must have a leading model axis (``BatchedLinear``); modules with other
+    parameters (e.g. ``nn.LayerNorm``) need a batched counterpart of their own. The result is a
+    deep copy of ``modules[0]`` whose ``BatchedLinear`` layers hold ``R·k`` models."""
+    if len(modules) == 0:
+        raise ValueError("stack_modules needs at least one module")
+    names = _check_same_structure(modules)
+    for sub in modules[0].modules():
+        if not isinstance(sub, BatchedLinear) and any(True for _ in sub.parameters(recurse=False)):
+            raise TypeError(f"{type(sub).__name__} has parameters without a model axis; give it a batched counterpart")
+    out = copy.deepcopy(modules[0])
+    params = dict(out.named_parameters())
+    with torch.no_grad():
+        for name in names:
+            parts = [dict(m.named_parameters())[name].detach() for m in modules]
+            params[name].data = torch.cat(parts, dim=0).contiguous()
+    for sub in out.modules():
+        if isinstance(sub, BatchedLinear):
+            sub.num_models = int(sub.weight.shape[0])
+    return out
+
+
+def replica_slice(per_replica: int, r: int) -> slice:
+    """The rows of replica ``r`` along a stacked axis holding ``per_replica`` models each."""
+    return slice(r * per_replica, (r + 1) * per_replica)
+
+
+@torch.no_grad()
+def unstack_into(stacked: nn.Module, target: nn.Module, r: int) -> None:
+    """Copy replica ``r``'s slice of every parameter of ``stacked`` into ``target`` (in place)."""
+    src = dict(stacked.named_parameters())
+    for name, p in target.named_parameters():
+        per = p.shape[0]
+        p.copy_(src[name][replica_slice(per, r)])
+
+
+def stack_draws(generators: Sequence[torch.Generator], draw) -> torch.Tensor:
+    """``torch.stack([draw(g) for g in generators])``: one draw per replica from its own stream,
+    in the order a single fit would make it, so replica i sees the numbers of a single fit."""
+    return torch.stack([draw(g) for g in generators])
+
+
+def shape_signature(*modules: nn.Module) -> tuple:
+    """Parameter shapes of ``modules``: replicas with equal signatures can be stacked."""
+    return tuple(tuple(p.shape) for m in modules for p in m.parameters())

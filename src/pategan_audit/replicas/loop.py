@@ -49,21 +49,95 @@ class ReplicaStep:
 
 
 def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.ndarray) -> torch.Tensor:
-    """Labels [R, n] float32 from the vote counts ``n1`` [R, n]: each active replica releases its
-    row with its own noise stream, release rule, accountant and records (``_release_votes``);
-    frozen replicas get zeros (their slice is no longer used)."""
-    n1 = n1.to("cpu")
-    out = torch.zeros(n1.shape, dtype=torch.float32)
-    for r in np.flatnonzero(active):
-        out[r] = models[r]._release_votes(n1[r])
+    """Labels [R, n] float32 from the vote counts ``n1`` [R, n]; frozen replicas get zeros.
+
+    Each active replica releases its row exactly as ``PateGenerator._release_votes`` would
+    (PATE-GAN Alg. 1 "PATE_λ" with the preset's mechanism): Laplace noise drawn from its *own*
+    noise stream in the single fit's order (two ``Exp(1)`` draws per noise value), its release
+    rule, its accountant charge and its records. The arithmetic is done for all replicas at once;
+    only the draws and a preset's own ``_release`` rule (synthcity's O4) run per replica."""
+    n1 = n1.to("cpu", torch.int64)
+    R, n = n1.shape
+    out = torch.zeros((R, n), dtype=torch.float32)
+    idx = np.flatnonzero(active)
+    if len(idx) == 0:
+        return out
+    m0 = models[idx[0]]
+    cfg = m0.config
+    k, scale, offset = m0.num_teachers_, m0._laplace_scale(), m0._vote_offset
+    two = cfg.vote_mechanism == "two_noise_argmax"
+    if cfg.vote_mechanism not in ("single_noise", "two_noise_argmax"):
+        raise ValueError(f"unknown vote_mechanism {cfg.vote_mechanism!r}")
+    if not scale > 0:
+        raise ValueError(f"the Laplace scale must be > 0, got {scale}")
+    shape = (n, 2) if two else (n,)
+    draws = torch.empty((len(idx), 2, *shape), dtype=torch.float64)
+    for j, r in enumerate(idx):  # votes.laplace: E1 then E2 from the replica's noise stream
+        g = models[r].noise_gen
+        draws[j, 0].exponential_(1.0, generator=g)
+        draws[j, 1].exponential_(1.0, generator=g)
+    noise = scale * (draws[:, 0] - draws[:, 1])
+    v = n1[torch.as_tensor(idx)]
+    vf = v.to(torch.float64)
+    if two:
+        labels = (vf + noise[..., 1] > (k - vf) + noise[..., 0]).to(torch.int64)
+    else:
+        labels = (vf + noise > 0.5 * (k + offset)).to(torch.int64)
+    custom_release = type(m0)._release is not PateGenerator._release
+    charged = np.ones(len(idx), dtype=bool)
+    if custom_release:
+        for j, r in enumerate(idx):
+            labels[j], charged[j] = models[r]._release(labels[j])
+    _charge(models, idx, v.numpy(), charged)
+    if cfg.record:
+        vn, nn_, ln = v.numpy(), noise.numpy(), labels.numpy()
+        for j, r in enumerate(idx):
+            buf = models[r]._buf
+            buf["votes"].append(vn[j].copy())
+            buf["noise"].append(nn_[j].copy())
+            buf["labels"].append(ln[j].copy())
+            buf["charged"].append(np.full(n, bool(charged[j])))
+    out[torch.as_tensor(idx)] = labels.to(torch.float32)
     return out
+
+
+def _charge(models: Sequence[PateGenerator], idx: np.ndarray, votes: np.ndarray, charged: np.ndarray) -> None:
+    """Charge each replica's accountant for its queries (as ``_release_votes``): the
+    data-independent increment per query, or the increments of its vote histogram."""
+    n = votes.shape[1]
+    m0 = models[idx[0]]
+    if m0._charges_worst_case():
+        for j, r in enumerate(idx):
+            if charged[j]:
+                acc = models[r].accountant
+                acc.alpha = acc.alpha + n * models[r]._worst_increment
+                acc.num_queries += n
+        return
+    acc0 = m0.accountant
+    k = acc0.num_teachers
+    if votes.size and (votes.min() < 0 or votes.max() > k):
+        raise ValueError(f"vote counts must lie in [0, {k}]")
+    counts = np.zeros((len(idx), k + 1), dtype=np.float64)
+    np.add.at(counts, (np.repeat(np.arange(len(idx)), n), votes.reshape(-1)), 1.0)
+    table = acc0._table
+    ok = ~np.isnan(table).any(axis=1)
+    inc = counts[:, ok] @ table[ok]
+    for jrow in np.flatnonzero(~ok):  # rows holding NaN only reach replicas that saw that count
+        hit = counts[:, jrow] > 0
+        inc[hit] = inc[hit] + counts[hit, jrow, None] * table[jrow]
+    for j, r in enumerate(idx):
+        if charged[j]:
+            acc = models[r].accountant
+            acc.alpha = acc.alpha + inc[j]
+            acc.num_queries += n
 
 
 def record_seen(models: Sequence[PateGenerator], rows: torch.Tensor, active: np.ndarray) -> None:
     """``rows`` [R, k, B] positions consumed by each replica's teachers this round."""
-    rows = rows.to("cpu")
+    rows = rows.to("cpu").numpy()
+    k = rows.shape[1]
     for r in np.flatnonzero(active):
-        models[r]._record_seen(rows[r])
+        models[r]._seen[np.arange(k)[:, None], rows[r]] = True
 
 
 def run_pate_replicas(models: Sequence[PateGenerator], frames: Sequence[pd.DataFrame], label: str | None,

@@ -80,3 +80,24 @@ def stack_draws(generators: Sequence[torch.Generator], draw) -> torch.Tensor:
 def shape_signature(*modules: nn.Module) -> tuple:
     """Parameter shapes of ``modules``: replicas with equal signatures can be stacked."""
     return tuple(tuple(p.shape) for m in modules for p in m.parameters())
+
+
+class StackedBlockSampler:
+    """R :class:`~pategan_audit.components.partition.BlockSampler` s (equal shapes) drawn at once:
+    each replica's random keys come from its own stream (the single sampler's one ``torch.rand``
+    call), then one masked ``topk`` and ``gather`` for all replicas. Returns ``[R, k, B]``."""
+
+    def __init__(self, samplers: Sequence):
+        self.table = torch.stack([s.table for s in samplers])
+        self.invalid = torch.stack([s.invalid for s in samplers])
+        self.min_size = min(s.min_size for s in samplers)
+
+    def sample(self, batch_size: int, generators: Sequence[torch.Generator]) -> torch.Tensor:
+        if batch_size < 1 or batch_size > self.min_size:
+            raise ValueError(f"batch_size {batch_size} must be in [1, {self.min_size}] (the smallest teacher block)")
+        keys = torch.empty(self.table.shape)
+        for r, g in enumerate(generators):
+            keys[r].uniform_(0.0, 1.0, generator=g)  # = torch.rand(table.shape, generator=g)
+        keys.masked_fill_(self.invalid, 2.0)
+        pick = torch.topk(keys, batch_size, dim=2, largest=False, sorted=False).indices
+        return torch.gather(self.table, 2, pick)

@@ -1,0 +1,67 @@
+"""The fit_many API (implementations/many.py): input checks, chunking, fallback, progress."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pategan_audit.implementations import BATCHED, batched_support, fit_many
+from pategan_audit.implementations import many
+
+from ..implementations.conftest import make_toy
+
+KW = dict(num_teachers=2, max_iter=2, label="y")
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return make_toy(60)
+
+
+def test_bad_inputs_name_the_problem(toy):
+    with pytest.raises(ValueError, match="seeds is empty"):
+        fit_many("borealis", toy, seeds=[], **KW)
+    with pytest.raises(TypeError, match="sequence of integers"):
+        fit_many("borealis", toy, seeds=3, **KW)
+    with pytest.raises(TypeError, match="must be an integer"):
+        fit_many("borealis", toy, seeds=[0, 1.5], **KW)
+    with pytest.raises(ValueError, match="one table per seed"):
+        fit_many("borealis", [toy, toy], seeds=[0, 1, 2], **KW)
+    with pytest.raises(TypeError, match="not a pandas DataFrame"):
+        fit_many("borealis", [toy, toy.to_numpy()], seeds=[0, 1], **KW)
+    with pytest.raises(ValueError, match="max_replicas"):
+        fit_many("borealis", toy, seeds=[0], max_replicas=0, **KW)
+    with pytest.raises(ValueError, match="unknown implementation"):
+        fit_many("nope", toy, seeds=[0], **KW)
+    with pytest.raises(ValueError, match="unknown setting"):
+        fit_many("borealis", toy, seeds=[0], not_a_switch=1, **KW)
+
+
+def test_chunking_does_not_change_results(toy):
+    whole = fit_many("smartnoise", toy, seeds=range(5), **KW)
+    chunked = fit_many("smartnoise", toy, seeds=range(5), max_replicas=2, **KW)
+    for a, b in zip(whole, chunked):
+        np.testing.assert_array_equal(a.sample(10).to_numpy(), b.sample(10).to_numpy())
+        assert a.trace.eps_hat == b.trace.eps_hat
+
+
+def test_sequential_path_and_progress(toy):
+    seen = []
+    models = fit_many("borealis", toy, seeds=[5, 6, 7], batched=False, progress=seen.append, **KW)
+    assert seen == [1, 2, 3]
+    assert [m.trace.extra["batched"] for m in models] == [False] * 3
+    assert all(m.fitted_ for m in models)
+    seen.clear()
+    fit_many("borealis", toy, seeds=[5, 6, 7], max_replicas=2, progress=seen.append, **KW)
+    assert seen == [1, 2, 3]
+
+
+def test_a_preset_without_a_batched_step_falls_back(toy, monkeypatch):
+    monkeypatch.setitem(BATCHED, "borealis", "")
+    assert not batched_support("borealis")
+    models = fit_many("borealis", toy, seeds=[0, 1], **KW)
+    assert [m.trace.extra["batched"] for m in models] == [False, False]
+
+
+def test_default_chunk_size_is_bounded():
+    assert 1 <= many.default_max_replicas() <= 512
+    assert many.default_max_replicas(1 << 60) == 1

@@ -107,6 +107,27 @@ def test_an_unreadable_entry_is_recomputed(cache):
     assert runner.cached({"a": 2}, lambda: 2, namespace="t") == 2
 
 
+def test_lookup_and_store_are_the_two_halves_of_cached(cache):
+    # used by the audit's chunks: read which entries exist, compute the rest together, store each
+    assert runner.lookup_cached({"m": 1}, namespace="t") == (False, None)
+    path = runner.store_cached({"m": 1}, None, namespace="t")
+    assert path == runner.cache_path({"m": 1}, namespace="t") and path.exists()
+    assert runner.lookup_cached({"m": 1}, namespace="t") == (True, None)  # a stored None is a hit
+    assert runner.cached({"m": 1}, lambda: 5, namespace="t") is None  # cached() reads the same entry
+    runner.cached({"m": 2}, lambda: 6, namespace="t")
+    assert runner.lookup_cached({"m": 2}, namespace="t") == (True, 6)
+    path.write_bytes(b"not a pickle")
+    assert runner.lookup_cached({"m": 1}, namespace="t") == (False, None)  # unreadable = missing
+
+
+def test_resolve_jobs(monkeypatch):
+    assert runner.resolve_jobs(3) == 3
+    monkeypatch.setenv("PATEGAN_AUDIT_JOBS", "5")
+    assert runner.resolve_jobs(None) == 5
+    monkeypatch.delenv("PATEGAN_AUDIT_JOBS")
+    assert runner.resolve_jobs(None) == (os.cpu_count() or 1)
+
+
 def test_parallel_map_keeps_order_in_process_and_with_joblib():
     items = list(range(7))
     assert runner.parallel_map(square, items, n_jobs=1) == [x * x for x in items]

@@ -358,9 +358,35 @@ def test_real_presets_run_through_a_cell(name, cervical):
 def test_smartnoise_below_its_floor_is_not_trained(cervical):
     # B.5: smartnoise checks the budget before its first iteration; log(1e5)/100 = 0.115 > 0.05
     cell = U.UtilityCell(dataset="cervical_cancer", implementation="smartnoise", epsilon=0.05, max_iter=2,
-                         classifiers=("GaussianNB",))
-    df = U.evaluate_cell(cell, data=cervical)
+                         n_models=3, classifiers=("GaussianNB",))
+    df = U.evaluate_cell(cell, data=cervical)  # the cell's 3 models are one fit_many call, which raises
     assert (df["status"] == "not_trained").all()
+    assert df["model"].tolist() == [0, 1, 2] and df["fit_seconds"].isna().all()  # every model recorded
+
+
+def test_default_factory_fits_the_models_with_one_fit_many_call(cervical, monkeypatch):
+    # best-of-n: the n_models generators of a cell are one fit_many call, equal (up to float
+    # rounding) to fitting each seed on its own
+    cell = U.UtilityCell(dataset="cervical_cancer", implementation="borealis", epsilon=1.0, max_iter=2, n_models=3,
+                         n_tables=1, classifiers=("GaussianNB", "LDA"))
+    calls = []
+    fit_many = R.PresetMaker.fit_many
+
+    def spy(self, train, seeds, *, label):
+        calls.append(list(seeds))
+        return fit_many(self, train, seeds, label=label)
+
+    monkeypatch.setattr(R.PresetMaker, "fit_many", spy)
+    batched = U.evaluate_cell(cell, data=cervical)
+    assert calls == [[U.derive_seed(cell.seed, m) for m in range(3)]]
+    maker = R._default_factory(cell, R.resolve_teachers(cell, len(cervical.train)), cervical)
+    one_by_one = U.evaluate_cell(cell, data=cervical, make_generator=lambda seed: maker(seed))
+    assert len(calls) == 1
+    cols = ["model", "table", "classifier", "status", "iterations"]
+    pd.testing.assert_frame_equal(batched[cols], one_by_one[cols])
+    np.testing.assert_allclose(batched[["auroc", "auprc"]], one_by_one[["auroc", "auprc"]], atol=1e-6)
+    # fit_seconds: the fit_many call's wall time / n_models, the same for every model of the cell
+    assert batched["fit_seconds"].nunique() == 1 and (batched["fit_seconds"] > 0).all()
 
 
 def test_public_names_exist():

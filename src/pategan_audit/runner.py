@@ -34,9 +34,13 @@ __all__ = [
     "config_hash",
     "source_hash",
     "cached",
+    "cache_path",
+    "lookup_cached",
+    "store_cached",
     "atomic_write_bytes",
     "atomic_write_text",
     "parallel_map",
+    "resolve_jobs",
     "single_thread",
 ]
 
@@ -128,6 +132,37 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def cache_path(config: Any, *, namespace: str, cache_dir_override: str | os.PathLike | None = None) -> Path:
+    """Where the entry of ``config`` in ``namespace`` lives (it may not exist yet)."""
+    return cache_dir(cache_dir_override) / namespace / f"{config_hash(config, namespace=namespace)}.pkl"
+
+
+def lookup_cached(
+    config: Any, *, namespace: str, cache_dir_override: str | os.PathLike | None = None
+) -> tuple[bool, Any]:
+    """``(True, result)`` when ``config`` has a readable entry, else ``(False, None)``.
+
+    The read half of :func:`cached`, for callers that compute many entries in one go (e.g. a
+    chunk of shadow models fitted together) and must know first which ones are missing."""
+    path = cache_path(config, namespace=namespace, cache_dir_override=cache_dir_override)
+    if path.exists():
+        try:
+            with open(path, "rb") as fh:
+                return True, pickle.load(fh)["result"]
+        except Exception:  # unreadable entry (e.g. from an incompatible version): recompute
+            pass
+    return False, None
+
+
+def store_cached(
+    config: Any, result: Any, *, namespace: str, cache_dir_override: str | os.PathLike | None = None
+) -> Path:
+    """The write half of :func:`cached`: store ``result`` as the entry of ``config`` (atomically)."""
+    path = cache_path(config, namespace=namespace, cache_dir_override=cache_dir_override)
+    entry = {"config": _jsonable(config), "namespace": namespace, "source": source_hash(), "result": result}
+    return atomic_write_bytes(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
+
+
 def cached(
     config: Any,
     compute: Callable[[], T],
@@ -150,17 +185,12 @@ def cached(
     refresh:
         Recompute even if an entry exists.
     """
-    key = config_hash(config, namespace=namespace)
-    path = cache_dir(cache_dir_override) / namespace / f"{key}.pkl"
-    if path.exists() and not refresh:
-        try:
-            with open(path, "rb") as fh:
-                return pickle.load(fh)["result"]
-        except Exception:  # unreadable entry (e.g. from an incompatible version): recompute
-            pass
+    if not refresh:
+        found, result = lookup_cached(config, namespace=namespace, cache_dir_override=cache_dir_override)
+        if found:
+            return result
     result = compute()
-    entry = {"config": _jsonable(config), "namespace": namespace, "source": source_hash(), "result": result}
-    atomic_write_bytes(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
+    store_cached(config, result, namespace=namespace, cache_dir_override=cache_dir_override)
     return result
 
 
@@ -187,6 +217,14 @@ def _call_single_threaded(fn: Callable, item: Any) -> Any:
     return fn(item)
 
 
+def resolve_jobs(n_jobs: int | None) -> int:
+    """The worker count :func:`parallel_map` uses: ``n_jobs``, else ``$PATEGAN_AUDIT_JOBS``,
+    else the number of CPUs."""
+    if n_jobs is None:
+        return int(os.environ.get("PATEGAN_AUDIT_JOBS", os.cpu_count() or 1))
+    return int(n_jobs)
+
+
 def parallel_map(
     fn: Callable[[Any], T],
     items: Iterable[Any],
@@ -206,8 +244,7 @@ def parallel_map(
     from tqdm import tqdm  # plain text bars: no widget dependency in notebooks
 
     items = list(items)
-    if n_jobs is None:
-        n_jobs = int(os.environ.get("PATEGAN_AUDIT_JOBS", os.cpu_count() or 1))
+    n_jobs = resolve_jobs(n_jobs)
     if n_jobs == 1 and backend in (None, "loky", "sequential"):
         return [fn(x) for x in tqdm(items, desc=desc, disable=not desc)]
 

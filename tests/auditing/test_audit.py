@@ -112,3 +112,46 @@ def test_original_critic_scores_rows():
     assert s.shape == (3,) and np.isfinite(s).all()
     with pytest.raises(AttributeError, match="critic_score"):
         critic_score(PresetFactory("borealis", overrides={"num_teachers": 2, "max_iter": 1})(0), d_in.iloc[[0]])
+
+
+def test_the_paper_profiles_ablation_builds():
+    # the paper profile lists every O-finding for every preset: each preset keeps only those it
+    # has a switch for (O1 is synthcity's, O6 borealis' and smartnoise's, none is original's)
+    from pategan_audit.auditing import get_profile
+    from pategan_audit.implementations import violations
+
+    paper = get_profile("paper")
+    settings = ablation_settings(paper)
+    assert {(s.attack, s.implementation) for s in settings} == {(a, i) for a in ("querybased", "groundhog")
+                                                                for i in paper.ablation_implementations}
+    for s in settings:
+        if s.variant.endswith(FINDING_SUFFIX):
+            fid = s.variant.split()[0]
+            assert s.implementation in violations.BY_ID[fid].implementations
+    labels = {(s.implementation, s.variant) for s in settings if s.attack == "querybased"}
+    assert ("synthcity", f"O1 fixed{FINDING_SUFFIX}") in labels and ("smartnoise", f"O6 fixed{FINDING_SUFFIX}") in labels
+    assert not any(i in ("original", "turing") and v.endswith(FINDING_SUFFIX) for i, v in labels)
+    assert paper.ablation_finding_ids("querybased", "updated") == ("O9",)
+    # every variant is a valid preset configuration
+    d_out, _ = attack_data("querybased")
+    for s in settings:
+        if s.attack == "querybased":
+            s.factory(d_out)(0)
+    typo = AuditProfile("typo", n_per_world=10, querybased_iterations=2, groundhog_iterations=2, target_candidates=1,
+                        target_models=2, target_iterations=2, ablation_findings=(("querybased", "updated", ("O99",)),))
+    with pytest.raises(ValueError, match="O99"):
+        ablation_settings(typo)
+
+
+def test_findings_ablation_runs_batched_and_per_model(tmp_path):
+    # a few of the paper ablation's O-finding rows, at a tiny scale, through both training paths
+    prof = AuditProfile("tiny-findings", n_per_world=5, querybased_iterations=2, groundhog_iterations=2,
+                        target_candidates=1, target_models=2, target_iterations=2, ablation_attacks=("querybased",),
+                        ablation_implementations=("smartnoise",),
+                        ablation_findings=(("querybased", "smartnoise", ("O1", "O6", "O9")),))
+    settings = [s for s in ablation_settings(prof) if s.variant.endswith(FINDING_SUFFIX)]
+    assert [s.variant for s in settings] == [f"O6 fixed{FINDING_SUFFIX}", f"O9 fixed{FINDING_SUFFIX}"]
+    batched = run_settings(settings, prof, n_jobs=1, cache_dir=tmp_path, progress=False)
+    reference = run_settings(settings, prof, n_jobs=1, cache_namespace=None, progress=False, batched=False)
+    assert len(batched) == 2 * 2
+    np.testing.assert_array_equal(batched["outputs_digest"], reference["outputs_digest"])

@@ -1,4 +1,4 @@
-"""The distinguishing game (protocols spec D.1) with the two calibration generators."""
+"""The distinguishing game (protocols spec D.1) with the calibration generators, and presets trained in chunks through fit_many."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,12 +8,15 @@ import pandas as pd
 import pytest
 
 from pategan_audit import datasets
+from pategan_audit.auditing import batching
 from pategan_audit.auditing import game as game_mod
 from pategan_audit.auditing.attacks import random_forest_attack, split_sizes
+from pategan_audit.auditing.batching import split_chunks
 from pategan_audit.auditing.bounds import perfect_attack_ceiling
 from pategan_audit.auditing.calibration import IgnoreFactory, ReleaseFactory, ReleaseTrainingData
 from pategan_audit.auditing.featurisers import QueryFeaturiser
 from pategan_audit.auditing.game import restore_dtypes, run_game, shadow_seed
+from pategan_audit.auditing.settings import PresetFactory
 
 D_OUT, D_IN = datasets.worst_case("out"), datasets.worst_case("in")
 N = 40  # 16 / 8 / 16 per world
@@ -145,3 +148,95 @@ def test_restore_dtypes_rounds_integers():
 def test_describe():
     assert game_mod.describe(QueryFeaturiser())["class"].endswith("QueryFeaturiser")
     assert game_mod.describe(restore_dtypes) == "pategan_audit.auditing.game.restore_dtypes"
+
+
+# -- shadow models in chunks through fit_many (the replica axis) --------------------------------
+
+def _spy_fit_many(monkeypatch) -> list[list[int]]:
+    """Record the seeds of every PresetFactory.fit_many call (the chunks)."""
+    calls: list[list[int]] = []
+    original = PresetFactory.fit_many
+
+    def spy(self, frames, seeds, *, label=None):
+        calls.append(list(seeds))
+        return original(self, frames, seeds, label=label)
+
+    monkeypatch.setattr(PresetFactory, "fit_many", spy)
+    return calls
+
+
+@pytest.mark.parametrize("name", ["smartnoise", "borealis"])
+def test_batched_game_equals_the_per_model_game(name, monkeypatch):
+    factory = PresetFactory(name, overrides={"num_teachers": 2, "max_iter": 3})
+    if not factory.batched():
+        pytest.skip(f"{name} has no batched step yet")
+    calls = _spy_fit_many(monkeypatch)
+    kwargs = dict(n_per_world=6, featurise=QueryFeaturiser(), cache_namespace=None, seed=7)
+    batched = run_game(factory, D_OUT, D_IN, batched=True, **kwargs)
+    assert sorted(len(c) for c in calls) == [6, 6]  # one chunk per world (n_jobs=1)
+    per_model = run_game(factory, D_OUT, D_IN, batched=False, **kwargs)
+    assert len(calls) == 2  # the reference path never calls fit_many
+    np.testing.assert_allclose(batched.features_out, per_model.features_out)
+    np.testing.assert_allclose(batched.features_in, per_model.features_in)
+    assert batched.seeds == per_model.seeds
+    # seconds of a chunk's models: the chunk's wall time / its models (equal within a chunk)
+    assert len(set(batched.seconds["out"])) == 1 and batched.seconds["out"][0] > 0
+
+
+def test_chunks_resume_per_model_and_share_the_per_model_cache(tmp_path, monkeypatch):
+    factory = PresetFactory("borealis", overrides={"num_teachers": 2, "max_iter": 2})
+    monkeypatch.setattr(batching.PresetFactory, "batched", lambda self: True)  # chunks even without a batched step
+    calls = _spy_fit_many(monkeypatch)
+    kwargs = dict(featurise=QueryFeaturiser(), cache_namespace="audit_test", cache_dir=tmp_path, seed=2)
+    first = run_game(factory, D_OUT, D_IN, n_per_world=3, batched=False, **kwargs)  # per-model entries
+    assert calls == [] and len(list((tmp_path / "audit_test").glob("*.pkl"))) == 6
+    more = run_game(factory, D_OUT, D_IN, n_per_world=6, batched=True, chunk_size=2, **kwargs)
+    # only the 3 missing models per world are fitted, in chunks of at most 2, never mixing worlds
+    assert sorted(len(c) for c in calls) == [1, 1, 2, 2]
+    fitted = sorted(s for c in calls for s in c)
+    assert fitted == sorted(shadow_seed(2, w, i) for w in ("out", "in") for i in range(3, 6))
+    np.testing.assert_array_equal(more.features_out[:3], first.features_out)
+    np.testing.assert_array_equal(more.seconds["in"][:3], first.seconds["in"])  # read back, not recomputed
+    assert len(list((tmp_path / "audit_test").glob("*.pkl"))) == 12  # one entry per model
+    calls.clear()
+    again = run_game(factory, D_OUT, D_IN, n_per_world=6, batched=True, **kwargs)
+    assert calls == []  # everything read back
+    np.testing.assert_array_equal(again.features_in, more.features_in)
+    reference = run_game(factory, D_OUT, D_IN, n_per_world=6, batched=False, cache_namespace=None, seed=2,
+                         featurise=QueryFeaturiser())
+    np.testing.assert_allclose(more.features_in, reference.features_in)
+
+
+@pytest.mark.slow  # loky workers importing torch: ~20 s on 2 busy cores
+def test_chunks_run_in_worker_processes():
+    factory = PresetFactory("borealis", overrides={"num_teachers": 2, "max_iter": 2})
+    if not factory.batched():
+        pytest.skip("borealis has no batched step yet")
+    kwargs = dict(n_per_world=4, n_synth_rows=5, featurise=QueryFeaturiser(), cache_namespace=None, seed=4)
+    par = run_game(factory, D_OUT, D_IN, n_jobs=2, **kwargs)  # two chunks (one per world) on loky workers
+    seq = run_game(factory, D_OUT, D_IN, n_jobs=1, batched=False, **kwargs)
+    np.testing.assert_allclose(par.features_out, seq.features_out)
+    np.testing.assert_allclose(par.features_in, seq.features_in)
+
+
+def test_other_factories_keep_one_job_per_model(monkeypatch):
+    calls = _spy_fit_many(monkeypatch)
+    g = run_game(ReleaseFactory(), D_OUT, D_IN, n_per_world=3, featurise=QueryFeaturiser(), cache_namespace=None)
+    assert calls == [] and g.n_per_world == 3
+    assert not batching.uses_fit_many(ReleaseFactory(), True)
+    assert not batching.uses_fit_many(PresetFactory("borealis"), False)
+
+
+def test_split_chunks():
+    a, b = list(range(5)), list(range(5, 10))
+    assert split_chunks([a, b], chunk_size=200, n_jobs=2) == [a, b]
+    assert split_chunks([a, b], chunk_size=200, n_jobs=4) == [[0, 1, 2], [3, 4], [5, 6, 7], [8, 9]]
+    assert split_chunks([a, []], chunk_size=2, n_jobs=1) == [[0, 1], [2, 3], [4]]
+    assert split_chunks([[], []], chunk_size=2, n_jobs=1) == []
+    sizes = [len(c) for c in split_chunks([list(range(1000)), list(range(1000))], chunk_size=200, n_jobs=16)]
+    assert len(sizes) == 16 and max(sizes) == 125  # every worker gets a chunk
+    with pytest.raises(ValueError, match="chunk_size"):
+        split_chunks([a], chunk_size=0, n_jobs=1)
+    with pytest.raises(ValueError, match="chunk_size"):
+        run_game(ReleaseFactory(), D_OUT, D_IN, n_per_world=2, featurise=QueryFeaturiser(), cache_namespace=None,
+                 chunk_size=0)

@@ -89,3 +89,32 @@ def test_critic_score_needs_the_white_box_hook():
 
     with pytest.raises(AttributeError, match="critic_score"):
         critic_score(NoHook(), pd.DataFrame({"a": [1]}))
+
+
+def test_batched_mini_mias_equal_the_per_model_ones(tmp_path, monkeypatch):
+    from pategan_audit.auditing.settings import PresetFactory
+
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame(rng.integers(0, 3, size=(24, 3)), columns=list("abc"))
+    factory = PresetFactory("original", overrides={"num_teachers": 2, "max_iter": 2})
+    if not factory.batched():
+        pytest.skip("original has no batched step yet")
+    calls = []
+    fit_many = PresetFactory.fit_many
+
+    def spy(self, frames, seeds, *, label=None):
+        calls.append(len(seeds))
+        return fit_many(self, frames, seeds, label=label)
+
+    monkeypatch.setattr(PresetFactory, "fit_many", spy)
+    kwargs = dict(n_candidates=2, n_models=3, seed=3)
+    per_model = select_target(df, factory, batched=False, cache_namespace=None, **kwargs)
+    assert calls == []
+    batched = select_target(df, factory, cache_dir=tmp_path, **kwargs)
+    assert calls == [3, 3, 3, 3]  # one fit_many per (candidate, world)
+    cols = ["out_mean", "in_mean", "auc"]
+    np.testing.assert_allclose(batched.candidates[cols], per_model.candidates[cols], rtol=1e-5, atol=1e-6)
+    assert len(list((tmp_path / "audit_targets").glob("*.pkl"))) == 2 * 2 * 3  # one score per model
+    again = select_target(df, factory, cache_dir=tmp_path, **kwargs)
+    assert len(calls) == 4  # read back from the per-model entries
+    pd.testing.assert_frame_equal(again.candidates, batched.candidates)

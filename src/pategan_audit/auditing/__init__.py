@@ -8,6 +8,7 @@ Map (protocols spec section in brackets):
 | ``featurisers`` | Querybased counts of {0,1}³, F_naive (+ histogram, correlation) [D.2, D.3] |
 | ``attacks`` | random-forest attack, threshold on validation, both score directions [D.4] |
 | ``game`` | the distinguishing game over any fit/sample generator, parallel + cached [D.1] |
+| ``batching`` | shadow models of a preset in chunks through ``implementations.fit_many`` (replica axis) |
 | ``targets`` | GroundHog target selection by mini-MIAs [D.3] |
 | ``settings`` | the paper's two settings and their size/bounds channel controls [D.2, D.3, D.9] |
 | ``profiles`` | ``AUDIT_PROFILES``: smoke / book / paper scales [F.2, F.3] |

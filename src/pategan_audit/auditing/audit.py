@@ -60,11 +60,15 @@ def audit_generator(
     cache_key: dict | None = None,
     cache_dir: str | None = None,
     desc: str | None = None,
+    batched: bool = True,
 ) -> list[dict]:
-    """Audit any ``make_generator`` on (D′, D): one record per bound method of the profile."""
+    """Audit any ``make_generator`` on (D′, D): one record per bound method of the profile.
+
+    batched: train a preset's shadow models in chunks through ``fit_many`` where it has a
+    batched step (:func:`~pategan_audit.auditing.game.run_game`); False: one by one."""
     game = run_game(make_generator, d_out, d_in, n_per_world=profile.n_per_world, n_synth_rows=n_synth_rows,
                     featurise=featurise, seed=seed, n_jobs=n_jobs, backend=backend, cache_namespace=cache_namespace,
-                    cache_key=cache_key, cache_dir=cache_dir, desc=desc)
+                    cache_key=cache_key, cache_dir=cache_dir, desc=desc, batched=batched)
     n_train, n_valid, n_test = profile.split
     start = time.perf_counter()
     results = random_forest_attack(features_out=game.features_out, features_in=game.features_in, n_train=n_train,
@@ -86,11 +90,13 @@ def run_setting(
     cache_namespace: str | None = "audit",
     cache_dir: str | None = None,
     desc: str | None = None,
+    batched: bool = True,
 ) -> list[dict]:
     """Audit one :class:`AuditSetting` at the scale of ``profile``.
 
     The shadow models are cached under the setting's *effective* key, so settings that run the
-    same thing under different labels are trained once.
+    same thing under different labels are trained once. ``batched``: see :func:`audit_generator`
+    (the cache entries are the same either way).
     """
     expected = profile.iterations(setting.attack, setting.implementation)
     if setting.iterations != expected:
@@ -104,7 +110,7 @@ def run_setting(
         setting.factory(d_out), d_out, d_in, profile=profile, featurise=setting.featuriser(),
         n_synth_rows=setting.n_synth_rows(d_out, d_in), delta=setting.delta, seed=seed, n_jobs=n_jobs,
         backend=backend, cache_namespace=cache_namespace, cache_key={"setting": effective}, cache_dir=cache_dir,
-        desc=desc,
+        desc=desc, batched=batched,
     )
     key = {k: v for k, v in setting.key().items() if k != "extra_overrides"}
     run_id = runner.config_hash(effective, namespace="audit-run", include_source=False)[:10]
@@ -112,7 +118,8 @@ def run_setting(
 
 
 def run_settings(settings: Iterable[AuditSetting], profile: AuditProfile, *, progress: bool = True, **kwargs) -> pd.DataFrame:
-    """:func:`run_setting` for each setting; a long table (one row per setting and method)."""
+    """:func:`run_setting` for each setting; a long table (one row per setting and method).
+    ``kwargs`` go to :func:`run_setting` (``n_jobs``, ``backend``, ``cache_dir``, ``batched``...)."""
     rows: list[dict] = []
     for s in settings:
         label = f"{s.attack}/{s.implementation}/{s.channel}/{s.variant}" if progress else None

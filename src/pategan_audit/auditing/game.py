@@ -5,11 +5,24 @@ seed, fit it on D′ (out) or D (in), draw one synthetic table, restore the trai
 (integers rounded, as the authors' ``fix_dtypes``) and featurise it. Worlds are balanced by
 construction (not drawn at random), as in [code].
 
-Every shadow model is one job of :func:`pategan_audit.runner.parallel_map` (joblib/loky, or
-Dask with ``backend="dask"``) and its feature vector is stored with
-:func:`pategan_audit.runner.cached`, keyed by (setting, world, index, seed, data, featuriser,
-synthetic size): an interrupted audit resumes where it stopped, and the parallel and sequential
-runs give identical features because each job's seed depends only on (seed, world, index).
+Each shadow model's feature vector is stored with :func:`pategan_audit.runner.cached`, keyed by
+(setting, world, index, seed, data, featuriser, synthetic size): an interrupted audit resumes
+where it stopped, and the parallel and sequential runs give identical features because each
+model's seed depends only on (seed, world, index). How the models are trained:
+
+* **in chunks** (``batched=True``, the default, when ``make_generator`` is a
+  :class:`~pategan_audit.auditing.settings.PresetFactory` whose preset has a batched step): the
+  missing models of each world are cut into chunks of at most ``chunk_size``
+  (:func:`~pategan_audit.auditing.batching.split_chunks`); a chunk is one job of
+  :func:`pategan_audit.runner.parallel_map` that reads the entries that exist, fits the missing
+  models with one :func:`pategan_audit.implementations.fit_many` call, then samples and
+  featurises each model exactly as the per-model path does and writes one cache entry per model
+  (same keys as the per-model path: the two paths share their caches). Same seeds, same features
+  up to the float rounding of the batched networks;
+* **one job per model** otherwise (any fit/sample generator, a preset without a batched step —
+  ``fit_many`` would fit it one model at a time anyway — or ``batched=False``).
+
+Both run on joblib/loky processes or, with ``backend="dask"``, on a Dask cluster.
 """
 from __future__ import annotations
 
@@ -24,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .. import runner
+from .batching import DEFAULT_CHUNK_SIZE, check_chunk_size, split_chunks, uses_fit_many
 
 __all__ = ["WORLDS", "GameOutputs", "shadow_seed", "describe", "frame_digest", "restore_dtypes", "run_game"]
 
@@ -39,6 +53,8 @@ class GameOutputs:
     n_synth_rows: synthetic rows drawn per world; seeds: per world, the seed of each model.
     seconds: per world, the wall time each model took to fit, sample and featurise when it was
     computed (one thread; read back from the cache, so it measures the original computation).
+    Models trained in a chunk (``fit_many``) get the chunk's wall time divided by its number of
+    models.
     """
 
     features_out: np.ndarray
@@ -131,27 +147,87 @@ class _Context:
     cache_dir: str | None
 
 
+def _features(ctx: _Context, model: Any, world: str) -> np.ndarray:
+    """Draw the world's synthetic table from a fitted model, restore dtypes, featurise."""
+    synth = model.sample(ctx.n_rows[world])
+    if ctx.restore:
+        synth = restore_dtypes(synth, ctx.data[world].dtypes)
+    return np.asarray(ctx.featurise(synth), dtype=float).reshape(-1)
+
+
 def _train_one(ctx: _Context, world: str, index: int, seed: int) -> dict:
     start = time.perf_counter()
     model = ctx.make_generator(seed)
     df = ctx.data[world]
     model = model.fit(df, label=ctx.label) if ctx.label is not None else model.fit(df)
-    synth = model.sample(ctx.n_rows[world])
-    if ctx.restore:
-        synth = restore_dtypes(synth, df.dtypes)
-    features = np.asarray(ctx.featurise(synth), dtype=float).reshape(-1)
+    features = _features(ctx, model, world)
     return {"features": features, "seconds": time.perf_counter() - start}
+
+
+def _entry_key(ctx: _Context, world: str, index: int, seed: int) -> dict:
+    key = dict(ctx.cache_key or {})
+    key.update({"world": world, "index": index, "seed": seed, "n_rows": ctx.n_rows[world],
+                "data": frame_digest(ctx.data[world]), "label": ctx.label, "restore_dtypes": ctx.restore})
+    return key
+
+
+def _lookup(ctx: _Context, item: tuple[str, int, int]) -> tuple[bool, Any]:
+    if ctx.cache_namespace is None:
+        return False, None
+    return runner.lookup_cached(_entry_key(ctx, *item), namespace=ctx.cache_namespace, cache_dir_override=ctx.cache_dir)
 
 
 def _job(ctx: _Context, item: tuple[str, int, int]) -> dict:
     world, index, seed = item
     if ctx.cache_namespace is None:
         return _train_one(ctx, world, index, seed)
-    key = dict(ctx.cache_key or {})
-    key.update({"world": world, "index": index, "seed": seed, "n_rows": ctx.n_rows[world],
-                "data": frame_digest(ctx.data[world]), "label": ctx.label, "restore_dtypes": ctx.restore})
-    return runner.cached(key, partial(_train_one, ctx, world, index, seed),
+    return runner.cached(_entry_key(ctx, world, index, seed), partial(_train_one, ctx, world, index, seed),
                          namespace=ctx.cache_namespace, cache_dir_override=ctx.cache_dir)
+
+
+def _chunk_job(ctx: _Context, chunk: list[tuple[str, int, int]]) -> list[dict]:
+    """One chunk of shadow models (``make_generator`` is a PresetFactory): read the cached ones,
+    fit the missing ones with one ``fit_many`` call, sample + featurise each, cache each.
+    ``seconds`` of a model trained here = the chunk's wall time / the models it trained."""
+    results: dict[tuple[str, int, int], dict] = {}
+    missing = []
+    for item in chunk:
+        found, res = _lookup(ctx, item)
+        if found:
+            results[item] = res
+        else:
+            missing.append(item)
+    if missing:
+        start = time.perf_counter()
+        models = ctx.make_generator.fit_many([ctx.data[w] for w, _, _ in missing], [s for _, _, s in missing],
+                                             label=ctx.label)
+        features = [_features(ctx, model, w) for model, (w, _, _) in zip(models, missing)]
+        per_model = (time.perf_counter() - start) / len(missing)
+        for item, f in zip(missing, features):
+            results[item] = {"features": f, "seconds": per_model}
+            if ctx.cache_namespace is not None:
+                runner.store_cached(_entry_key(ctx, *item), results[item], namespace=ctx.cache_namespace,
+                                    cache_dir_override=ctx.cache_dir)
+    return [results[item] for item in chunk]
+
+
+def _run_chunks(ctx: _Context, items: list[tuple[str, int, int]], *, chunk_size: int, n_jobs: int | None,
+                backend: str | None, desc: str | None) -> list[dict]:
+    done = {}
+    for item in items:  # cached models are read here; only chunks of missing ones go to the workers
+        found, res = _lookup(ctx, item)
+        if found:
+            done[item] = res
+    todo = [item for item in items if item not in done]
+    if todo:
+        workers = runner.resolve_jobs(n_jobs)
+        chunks = split_chunks([[it for it in todo if it[0] == w] for w in WORLDS], chunk_size=chunk_size, n_jobs=workers)
+        label = f"{desc} ({len(todo)} models in {len(chunks)} chunks)" if desc else None
+        results = runner.parallel_map(partial(_chunk_job, ctx), chunks, n_jobs=max(1, min(workers, len(chunks))),
+                                      backend=backend, desc=label)
+        for chunk, res in zip(chunks, results):
+            done.update(zip(chunk, res))
+    return [done[item] for item in items]
 
 
 def run_game(
@@ -171,6 +247,8 @@ def run_game(
     label: str | None = None,
     restore: bool = True,
     desc: str | None = None,
+    batched: bool = True,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> GameOutputs:
     """Train ``n_per_world`` shadow models per world and featurise one synthetic table each.
 
@@ -182,6 +260,11 @@ def run_game(
     cache_namespace: result-cache namespace (None: no caching); ``cache_key`` adds/overrides the
         description of the setting (default: ``describe(make_generator)`` and ``describe(featurise)``).
     label: passed to ``fit`` (None: the authors' audit fits without label semantics).
+    batched: train the shadow models of a ``PresetFactory`` whose preset has a batched step in
+        chunks through ``fit_many`` (module docstring); False: one job per model (the reference).
+    chunk_size: at most this many models per ``fit_many`` call (fewer when that keeps the
+        ``n_jobs`` workers busy); the progress bar then counts chunks, its label says how many
+        models they hold.
     """
     if not isinstance(n_per_world, (int, np.integer)) or n_per_world < 1:
         raise ValueError(f"n_per_world must be a positive integer, got {n_per_world!r}")
@@ -196,6 +279,7 @@ def run_game(
         n_rows = {"out": int(n_synth_rows), "in": int(n_synth_rows)}
     else:
         raise ValueError(f"n_synth_rows must be a positive int or 'train_size', got {n_synth_rows!r}")
+    chunk_size = check_chunk_size(chunk_size)
     key = None
     if cache_namespace is not None:
         key = {"generator": describe(make_generator), "featuriser": describe(featurise)}
@@ -204,7 +288,10 @@ def run_game(
                    n_rows, featurise, label, restore, cache_namespace, key,
                    str(runner.cache_dir(cache_dir)) if cache_namespace is not None else None)
     items = [(w, i, shadow_seed(seed, w, i)) for i in range(n_per_world) for w in WORLDS]
-    results = runner.parallel_map(partial(_job, ctx), items, n_jobs=n_jobs, backend=backend, desc=desc)
+    if uses_fit_many(make_generator, batched):
+        results = _run_chunks(ctx, items, chunk_size=chunk_size, n_jobs=n_jobs, backend=backend, desc=desc)
+    else:
+        results = runner.parallel_map(partial(_job, ctx), items, n_jobs=n_jobs, backend=backend, desc=desc)
     feats = [r["features"] for r in results]
     by_world: dict[str, list[np.ndarray]] = {w: [] for w in WORLDS}
     seconds: dict[str, list[float]] = {w: [] for w in WORLDS}

@@ -42,7 +42,8 @@ ABLATION_PRESETS = ("original", "updated", "synthcity", "turing", "borealis", "s
 #: synthetic size is already the same in both worlds).
 ABLATION_CHANNELS = {"querybased": "fixed_size", "groundhog": "paper"}
 
-#: Every switchable O-finding id (the ablation keeps those that apply to the preset).
+#: Every switchable O-finding id. A profile may list them for every preset: the ablation keeps,
+#: per preset, those that have a switch there (:meth:`AuditProfile.ablation_finding_ids`).
 ALL_FINDINGS = ("O1", "O2", "O3", "O4", "O5", "O6", "O9", "O10")
 
 
@@ -60,7 +61,8 @@ class AuditProfile:
     ablation_limits: ((attack, implementation, (variant labels kept...)), ...) — restricts
         the ablation's variants of one preset on one attack (cost reductions).
     ablation_findings: ((attack, implementation, (finding ids...)), ...) — also switch these
-        O-findings of the implementations spec off one at a time there (beyond Table 2).
+        O-findings of the implementations spec off one at a time there (beyond Table 2); ids
+        without a switch in that preset are skipped (e.g. ``ALL_FINDINGS`` for every preset).
     """
 
     name: str
@@ -108,10 +110,21 @@ class AuditProfile:
         return None
 
     def ablation_finding_ids(self, attack: str, implementation: str) -> tuple[str, ...]:
-        """O-finding ids the ablation also switches off for (attack, implementation)."""
+        """O-finding ids the ablation also switches off for (attack, implementation): those listed
+        for it that are switchable O-findings *of this preset* in the violation catalogue (an
+        O-finding belongs to some presets only, e.g. O1 to synthcity; the others have no switch
+        for it). Ids that are no switchable O-finding of any preset raise a ValueError (typos)."""
         for a, impl, ids in self.ablation_findings:
             if a == attack and impl == implementation:
-                return tuple(ids)
+                from ..implementations import violations  # lazy: the package imports torch
+
+                switchable = [v for v in violations.VIOLATIONS if v.kind == "finding" and v.switchable]
+                unknown = [f for f in ids if f not in {v.id for v in switchable}]
+                if unknown:
+                    raise ValueError(f"profile {self.name!r} lists {unknown} for {implementation} on {attack}; these are "
+                                     f"no switchable O-findings (choose from {[v.id for v in switchable]})")
+                own = {v.id for v in switchable if implementation in v.implementations}
+                return tuple(f for f in ids if f in own)
         return ()
 
     def ceiling(self, method: str = "clopper_pearson", delta: float = 1e-5) -> float:

@@ -74,11 +74,30 @@ class PresetFactory:
     delta: float = 1e-5
     overrides: dict = field(default_factory=dict)
 
+    def create_overrides(self) -> dict:
+        """The keyword overrides every model of this factory is created with (``record=False``
+        unless ``overrides`` says otherwise); ``fit_many`` gets the same ones."""
+        return {"record": False, **self.overrides}
+
     def __call__(self, seed: int) -> Any:
         from ..implementations.registry import create  # lazy: presets import torch models
 
-        kwargs = {"record": False, **self.overrides}
-        return create(self.name, epsilon=self.epsilon, delta=self.delta, seed=int(seed), **kwargs)
+        return create(self.name, epsilon=self.epsilon, delta=self.delta, seed=int(seed), **self.create_overrides())
+
+    def fit_many(self, frames: list[pd.DataFrame], seeds: list[int], *, label: str | None = None) -> list:
+        """``[self(s).fit(df, label=label) for df, s in zip(frames, seeds)]`` as one
+        :func:`~pategan_audit.implementations.fit_many` call (batched where the preset has a
+        batched step; networks equal up to float rounding)."""
+        from ..implementations import fit_many  # lazy: presets import torch models
+
+        return fit_many(self.name, list(frames), seeds=[int(s) for s in seeds], epsilon=self.epsilon, delta=self.delta,
+                        label=label, **self.create_overrides())
+
+    def batched(self) -> bool:
+        """Whether :meth:`fit_many` runs batched for this factory (else the fits run one by one)."""
+        from ..implementations import batched_support
+
+        return bool(batched_support(self.name, epsilon=self.epsilon, delta=self.delta, **self.create_overrides()))
 
 
 def attack_data(attack: str, *, target: int = GROUNDHOG_TARGET) -> tuple[pd.DataFrame, pd.DataFrame]:

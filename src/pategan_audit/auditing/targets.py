@@ -14,6 +14,12 @@ parameter (``score``) so any generator with another hook can be used.
 
 Deviation: the authors rank with ``np.argsort`` (unstable on ties); we use a stable descending
 sort, which gives the same top 64 on Cervical (tests/auditing/test_targets.py).
+
+Each score is cached per model. With a :class:`~pategan_audit.auditing.settings.PresetFactory`
+whose preset has a batched step (and ``batched=True``), the models of one (candidate, world)
+are fitted together through :func:`pategan_audit.implementations.fit_many` (chunks of at most
+``chunk_size``, :mod:`pategan_audit.auditing.batching`), each chunk one parallel job that reads
+the cached scores first and fits only the missing models; otherwise each model is one job.
 """
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ from scipy.spatial import cKDTree
 from sklearn.metrics import roc_auc_score
 
 from .. import runner
+from .batching import DEFAULT_CHUNK_SIZE, check_chunk_size, split_chunks, uses_fit_many
 from .game import describe, frame_digest
 
 __all__ = ["vulnerability_distances", "rank_candidates", "critic_score", "TargetSelection", "select_target"]
@@ -109,21 +116,83 @@ class _Ctx:
     cache_dir: str | None
 
 
+def _world_data(ctx: _Ctx, row: int, world: str) -> pd.DataFrame:
+    return ctx.df if world == "in" else ctx.df.drop(index=row).reset_index(drop=True)
+
+
 def _score_one(ctx: _Ctx, row: int, world: str, seed: int) -> float:
-    data = ctx.df if world == "in" else ctx.df.drop(index=row).reset_index(drop=True)
+    data = _world_data(ctx, row, world)
     model = ctx.make_generator(seed)
     model = model.fit(data, label=ctx.label) if ctx.label is not None else model.fit(data)
     return float(ctx.score(model, ctx.df.iloc[[row]])[0])
+
+
+def _entry_key(ctx: _Ctx, item: tuple[int, str, int, int]) -> dict:
+    row, world, index, seed = item
+    key = dict(ctx.cache_key or {})
+    key.update({"row": row, "world": world, "index": index, "seed": seed})
+    return key
+
+
+def _lookup(ctx: _Ctx, item: tuple[int, str, int, int]) -> tuple[bool, Any]:
+    if ctx.cache_namespace is None:
+        return False, None
+    return runner.lookup_cached(_entry_key(ctx, item), namespace=ctx.cache_namespace, cache_dir_override=ctx.cache_dir)
 
 
 def _job(ctx: _Ctx, item: tuple[int, str, int, int]) -> float:
     row, world, index, seed = item
     if ctx.cache_namespace is None:
         return _score_one(ctx, row, world, seed)
-    key = dict(ctx.cache_key or {})
-    key.update({"row": row, "world": world, "index": index, "seed": seed})
-    return runner.cached(key, partial(_score_one, ctx, row, world, seed),
+    return runner.cached(_entry_key(ctx, item), partial(_score_one, ctx, row, world, seed),
                          namespace=ctx.cache_namespace, cache_dir_override=ctx.cache_dir)
+
+
+def _chunk_job(ctx: _Ctx, chunk: list[tuple[int, str, int, int]]) -> list[float]:
+    """Models of one (candidate, world): cached scores are read, the missing models fitted with
+    one ``fit_many`` call (``make_generator`` is a PresetFactory), scored and cached one by one."""
+    scores: dict[tuple[int, str, int, int], float] = {}
+    missing = []
+    for item in chunk:
+        found, value = _lookup(ctx, item)
+        if found:
+            scores[item] = value
+        else:
+            missing.append(item)
+    if missing:
+        row, world = missing[0][0], missing[0][1]
+        if any((r, w) != (row, world) for r, w, _, _ in missing):
+            raise ValueError("a target-selection chunk must hold the models of one (candidate, world)")
+        models = ctx.make_generator.fit_many([_world_data(ctx, row, world)] * len(missing), [s for *_, s in missing],
+                                             label=ctx.label)
+        for item, model in zip(missing, models):
+            scores[item] = float(ctx.score(model, ctx.df.iloc[[row]])[0])
+            if ctx.cache_namespace is not None:
+                runner.store_cached(_entry_key(ctx, item), scores[item], namespace=ctx.cache_namespace,
+                                    cache_dir_override=ctx.cache_dir)
+    return [scores[item] for item in chunk]
+
+
+def _run_chunks(ctx: _Ctx, items: list[tuple[int, str, int, int]], *, chunk_size: int, n_jobs: int | None,
+                backend: str | None, desc: str | None) -> list[float]:
+    done = {}
+    for item in items:  # cached scores are read here; only chunks of missing models go to the workers
+        found, value = _lookup(ctx, item)
+        if found:
+            done[item] = value
+    todo = [item for item in items if item not in done]
+    if todo:
+        groups: dict[tuple[int, str], list] = {}
+        for item in todo:
+            groups.setdefault((item[0], item[1]), []).append(item)
+        workers = runner.resolve_jobs(n_jobs)
+        chunks = split_chunks(list(groups.values()), chunk_size=chunk_size, n_jobs=workers)
+        label = f"{desc} ({len(todo)} models in {len(chunks)} chunks)" if desc else None
+        results = runner.parallel_map(partial(_chunk_job, ctx), chunks, n_jobs=max(1, min(workers, len(chunks))),
+                                      backend=backend, desc=label)
+        for chunk, res in zip(chunks, results):
+            done.update(zip(chunk, res))
+    return [done[item] for item in items]
 
 
 def select_target(
@@ -140,15 +209,21 @@ def select_target(
     cache_namespace: str | None = "audit_targets",
     cache_dir: str | None = None,
     desc: str | None = None,
+    batched: bool = True,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> TargetSelection:
     """Run the mini-MIAs of D.3 on the ``n_candidates`` most isolated rows of ``df``.
 
     ``make_generator(seed)`` builds an unfitted white-box generator (paper: ``original``, k = 5,
     1,000 iterations); ``n_models`` per world per candidate (paper: 100). Shadow models of all
     candidates run in one parallel map; each score is cached (resumable).
+    batched / chunk_size: fit the models of each (candidate, world) together through ``fit_many``
+    when ``make_generator`` is a PresetFactory with a batched step (module docstring); the scores
+    are the same up to the float rounding of the batched networks.
     """
     if n_models < 1:
         raise ValueError(f"n_models must be >= 1, got {n_models}")
+    chunk_size = check_chunk_size(chunk_size)
     ranked = rank_candidates(df, n_candidates=n_candidates)
     df = df.reset_index(drop=True)
     key = None
@@ -162,7 +237,10 @@ def select_target(
             for world in ("out", "in"):
                 model_seed = np.random.SeedSequence([seed, int(row), ("out", "in").index(world), i]).generate_state(1)[0]
                 items.append((int(row), world, i, int(model_seed >> 1)))
-    scores = runner.parallel_map(partial(_job, ctx), items, n_jobs=n_jobs, backend=backend, desc=desc)
+    if uses_fit_many(make_generator, batched):
+        scores = _run_chunks(ctx, items, chunk_size=chunk_size, n_jobs=n_jobs, backend=backend, desc=desc)
+    else:
+        scores = runner.parallel_map(partial(_job, ctx), items, n_jobs=n_jobs, backend=backend, desc=desc)
     table = ranked.copy()
     out_mean, in_mean, aucs = [], [], []
     for row in ranked["row"]:

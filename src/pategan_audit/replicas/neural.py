@@ -45,7 +45,7 @@ class BatchedResidualLayerNormGenerator(nn.Module):
 
     def _block(self, i: int, h: torch.Tensor) -> torch.Tensor:
         a = self.lin[i](h)
-        a = F.layer_norm(a, (a.shape[-1],), eps=self.eps[i]) * self.gamma[i] + self.beta[i]
+        a = torch.addcmul(self.beta[i], F.layer_norm(a, (a.shape[-1],), eps=self.eps[i]), self.gamma[i])
         return self.act(a)
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:

@@ -77,6 +77,8 @@ class TeacherLossRecorder:
 
 
 def _compute_loss(implementation: str, settings: dict, dataset: str, latent_seed: int) -> dict:
+    # Single fit on purpose: the recorder is a per-iteration callback (model.callbacks), which
+    # implementations.fit_many does not call mid-training; the Fig. 11 seeds stay separate fits.
     recorder = TeacherLossRecorder(latent_seed=latent_seed)
     model = fit_traced(implementation, settings, dataset=dataset, callbacks=[recorder])
     return {"cross_entropy": recorder.result().astype(np.float32), "iterations": int(model.trace.iterations)}

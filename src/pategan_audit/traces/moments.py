@@ -79,6 +79,7 @@ class VoteStream:
 
 
 def _compute_stream(settings: dict, dataset: str, implementation: str) -> dict:
+    # One run per lambda (post-fit trace.votes only): a single fit, nothing for fit_many to stack.
     model = fit_traced(implementation, settings, dataset=dataset)
     votes = [np.asarray(v, dtype=np.int16) for v in model.trace.votes]
     if not votes:

@@ -59,6 +59,8 @@ def seen_counts(teacher_rows: Sequence[set[int] | Sequence[int] | np.ndarray]) -
 
 
 def _compute_seen(implementation: str, settings: dict, dataset: str) -> dict:
+    # Only post-fit state (trace.teacher_rows) is read, so fit_many could fit these; but Fig. 2 is
+    # one seed per preset, i.e. nothing to stack (a single fit is what fit_many would do).
     model = fit_traced(implementation, settings, dataset=dataset)
     rows = [np.array(sorted(int(r) for r in s), dtype=np.int32) for s in model.trace.teacher_rows]
     return {"teacher_rows": rows, "iterations": int(model.trace.iterations)}

@@ -4,6 +4,13 @@ Every training run is cached on its own (``runner.cached``, namespace ``"traces"
 interrupted build resumes and the book profile reuses whatever the smoke profile already ran
 only if the settings coincide. Jobs are dispatched longest first (the Fig. 4 streams) so two
 workers stay busy.
+
+Replica axis (:func:`pategan_audit.implementations.fit_many`): no trace here fits several seeds
+of one configuration that only need post-fit state. The Fig. 2 runs (:mod:`.seen`) and the
+Fig. 4 vote streams (:mod:`.moments`) are one fit per configuration (one seed per preset / per
+lambda), so there is nothing to stack; the Fig. 3/11 runs (:mod:`.losses`) do fit several seeds
+of one preset, but they need per-iteration callbacks (``model.callbacks``: the teachers' cross
+entropy after every iteration), which a batched fit does not call, so they stay single fits.
 """
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
@@ -53,27 +54,44 @@ def resolve_teachers(cell: UtilityCell, n_train: int) -> int:
     return teacher_count(n_train=n_train, ratio=teacher_ratio(cell.dataset))
 
 
+@dataclass(frozen=True)
+class PresetMaker:
+    """``seed -> implementations.create(name, epsilon, delta, seed, **overrides)``, the default
+    generator factory of a cell; :meth:`fit_many` fits several seeds in one
+    :func:`~pategan_audit.implementations.fit_many` call (the replica axis)."""
+
+    name: str
+    epsilon: float
+    delta: float | None
+    overrides: dict
+
+    def __call__(self, seed: int):
+        from ..implementations import create  # written concurrently; imported lazily
+
+        return create(self.name, epsilon=self.epsilon, delta=self.delta, seed=seed, **self.overrides)
+
+    def fit_many(self, train: pd.DataFrame, seeds: list[int], *, label: str | None) -> list:
+        from ..implementations import fit_many
+
+        return fit_many(self.name, train, seeds=seeds, epsilon=self.epsilon, delta=self.delta, label=label,
+                        **self.overrides)
+
+
 def _default_factory(cell: UtilityCell, k: int, data: Any) -> Callable[[int], Any]:
     """``seed -> implementations.create(...)`` with the cell's settings, ``record=False``, and the
     training split's bounds as ``public_bounds`` for presets that never read bounds from the data
     (``corrected``; the paper treats these bounds as public, §5)."""
     import dataclasses
 
-    from ..implementations import create, get_config_class  # written concurrently; imported lazily
+    from ..implementations import get_config_class  # written concurrently; imported lazily
 
     overrides = {"record": False, **dict(cell.overrides)}
     fields = {f.name: f for f in dataclasses.fields(get_config_class(cell.implementation))}
     if "bounds" in fields and "public_bounds" in fields and overrides.get("public_bounds") is None:
         if overrides.get("bounds", fields["bounds"].default) == "public":
             overrides["public_bounds"] = dict(data.bounds)
-
-    def make(seed: int):
-        return create(
-            cell.implementation, epsilon=cell.epsilon, delta=cell.delta, seed=seed,
-            num_teachers=k, max_iter=cell.max_iter, **overrides,
-        )
-
-    return make
+    return PresetMaker(cell.implementation, cell.epsilon, cell.delta,
+                       {"num_teachers": k, "max_iter": cell.max_iter, **overrides})
 
 
 def _below_accountant_floor(generator: Any, epsilon: float) -> bool:
@@ -105,7 +123,9 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
 
     data: an object with ``train``, ``test``, ``label`` (default: ``load_dataset``).
     make_generator: ``seed -> unfitted generator`` (default: ``implementations.create`` with the
-        cell's settings, ``num_teachers`` resolved, ``record=False``).
+        cell's settings, ``num_teachers`` resolved, ``record=False``; the default fits the
+        ``n_models`` generators in one ``implementations.fit_many`` call, each model's
+        ``fit_seconds`` being that call's wall time / ``n_models``).
     Each synthetic table has as many rows as the training split and is cast back to its dtypes
     (A.1) before the classifiers see it. Model m is seeded ``derive_seed(seed, m)`` whatever the
     implementation or ε (common random numbers across the cells of one sweep); table s of model m
@@ -124,20 +144,14 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
         "num_teachers": k, "variant": cell.variant, "n_train": len(train), **_knob_columns(cell),
     }
     rows: list[dict[str, Any]] = []
-    for m in range(cell.n_models):
-        generator = make(derive_seed(cell.seed, m))
-        start = time.perf_counter()
-        try:
-            generator.fit(train, label=data.label)
-        except Exception:
-            if not _below_accountant_floor(generator, cell.epsilon):
-                raise
+    seeds = [derive_seed(cell.seed, m) for m in range(cell.n_models)]
+    for m, generator, fit_seconds in _fitted(make, seeds, train, data.label, cell.epsilon):
+        if generator is None:
             for c in cell.classifiers:
                 rows.append({**base, "model": m, "table": -1, "classifier": c, "auroc": np.nan, "auprc": np.nan,
                              "status": "not_trained", "single_class": None, "iterations": 0, "fit_seconds": np.nan,
                              "eval_seconds": np.nan})
             continue
-        fit_seconds = time.perf_counter() - start
         iterations = getattr(getattr(generator, "trace", None), "iterations", None)
         for s in range(cell.n_tables):
             start = time.perf_counter()
@@ -150,6 +164,39 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
                 rows.append({**base, "model": m, "table": s, **rec, "status": "ok", "single_class": single,
                              "iterations": iterations, "fit_seconds": fit_seconds, "eval_seconds": eval_seconds})
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _fitted(make: Callable[[int], Any], seeds: list[int], train: pd.DataFrame, label: str | None, epsilon: float):
+    """Yield ``(m, fitted generator or None, fit_seconds)`` per model; None = refused to train
+    because ε is below the accountant's floor (any other failure raises).
+
+    The default factory (:class:`PresetMaker`) fits all models in one ``fit_many`` call; each
+    model's ``fit_seconds`` is then that call's wall time divided by the number of models. A
+    custom ``make_generator`` fits them one by one (and times each)."""
+    if isinstance(make, PresetMaker):
+        start = time.perf_counter()
+        try:
+            models = make.fit_many(train, seeds, label=label)
+        except Exception:
+            # the floor depends on the config only (not the seed): then every model refuses
+            if not _below_accountant_floor(make(seeds[0]), epsilon):
+                raise
+            models = [None] * len(seeds)
+        per_model = (time.perf_counter() - start) / len(seeds)
+        for m, generator in enumerate(models):
+            yield m, generator, (per_model if generator is not None else np.nan)
+        return
+    for m, seed in enumerate(seeds):
+        generator = make(seed)
+        start = time.perf_counter()
+        try:
+            generator.fit(train, label=label)
+        except Exception:
+            if not _below_accountant_floor(generator, epsilon):
+                raise
+            yield m, None, np.nan
+            continue
+        yield m, generator, time.perf_counter() - start
 
 
 def evaluate_setting_a(cell: SettingACell, *, data: Any = None) -> pd.DataFrame:

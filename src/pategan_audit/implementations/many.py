@@ -31,7 +31,12 @@ from .registry import _check_name, create
 __all__ = ["fit_many", "BATCHED", "batched_support", "default_max_replicas"]
 
 # preset -> module with ``supports(config) -> bool`` and ``run(models, frames, label, *, device, on_done)``
-BATCHED: dict[str, str] = {}
+BATCHED: dict[str, str] = {
+    "borealis": "pategan_audit.replicas.neural",
+    "smartnoise": "pategan_audit.replicas.neural",
+    "corrected": "pategan_audit.replicas.neural",
+    "updated": "pategan_audit.replicas.updated",
+}
 
 
 def _family(name: str):

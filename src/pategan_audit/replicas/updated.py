@@ -1,0 +1,287 @@
+"""Replica step of the ``updated`` preset (the 2020 ``mlforhealthlabpub`` PATE-GAN; the iteration
+of :meth:`pategan_audit.implementations.updated.Updated._iteration`, implementations spec §3.3).
+
+R replicas become one generator and one WGAN student of R networks each
+(:func:`~pategan_audit.replicas.stack.stack_modules`) and one teacher ensemble of ``R·k``
+teachers:
+
+* ``teacher_model="logistic_refit"`` (B1): every iteration the ``R·k`` logistic-regression
+  teachers are re-fitted in **one** call of the exact batched solver
+  (:meth:`~pategan_audit.components.teachers.LogisticTeachers.refit`), warm-started from the
+  previous iteration's ``R·k`` fits as each single fit warm-starts from its own k. The problems
+  are independent inside the solver (per-problem Newton steps, line searches and stopping; for
+  more than 64 features its float32/float64 switch is shared, which changes the path, not the
+  unique optimum), so each replica's teachers are its single fit's up to the solver tolerance.
+* ``teacher_model="neural_persistent"``: one :class:`~pategan_audit.components.teachers.NeuralTeachers`
+  of ``R·k`` networks with a fresh Adam (element-wise, so per-slice exact).
+
+Every random draw (latent codes, teacher batches, vote noise) comes from the replica's own
+streams in the single fit's order; vote counts of all replicas are computed in one pass and each
+replica releases its labels with its own noise stream and accountant
+(:func:`~pategan_audit.replicas.loop.release_votes`). Student and generator losses are the sums
+of the replicas' losses, so each slice gets exactly its own gradient, and TF1 RMSProp / Adam are
+element-wise.
+
+A replica that stops (budget spent or cap reached) is written back at once and then dropped from
+the stacks (parameters, optimiser state, teacher fits, data), so it draws nothing more from its
+streams and costs nothing more.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..components.generators import TF1RMSProp
+from ..components.logistic import LogisticFit
+from ..components.networks import BatchedLinear, adam
+from ..components.teachers import LogisticTeachers, NeuralTeachers
+from ..implementations.updated import WEIGHT_CLIP, Updated, UpdatedConfig
+from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
+from .stack import replica_slice, shape_signature, stack_draws, stack_modules, unstack_into
+
+__all__ = ["UpdatedStep", "supports", "run"]
+
+# The teachers' generated rows (k·m per replica and iteration: most of the arithmetic of a fit)
+# are generated in chunks of replicas whose widest activation holds about this many values
+# (2 MiB of float32): memory-bound element-wise maps such as tanh run ~2x faster on activations
+# that stay in cache than on one [R, k·m, 4d] tensor (measured on the Cervical shapes).
+_CHUNK_VALUES = 1 << 19
+
+
+def _like(opt: torch.optim.Optimizer, params) -> torch.optim.Optimizer:
+    """A fresh optimiser of the same kind and settings as ``opt`` over ``params``."""
+    g = opt.param_groups[0]
+    if isinstance(opt, TF1RMSProp):
+        return TF1RMSProp(params, lr=g["lr"], decay=g["decay"], eps=g["eps"])
+    if isinstance(opt, torch.optim.Adam):
+        return adam(params, lr=g["lr"], betas=g["betas"], weight_decay=g["weight_decay"])
+    raise TypeError(f"no batched counterpart for optimiser {type(opt).__name__}")  # pragma: no cover
+
+
+def _rows(per: int, positions: Sequence[int]) -> torch.Tensor:
+    """Stack rows of the replicas at ``positions`` along an axis of ``per`` models each."""
+    return torch.cat([torch.arange(p * per, (p + 1) * per) for p in positions])
+
+
+@torch.no_grad()
+def _keep_rows(net: nn.Module, opt: torch.optim.Optimizer | None, per: int, positions: Sequence[int]) -> None:
+    """Keep only the replicas at ``positions`` in a stacked network and its optimiser state."""
+    for p in net.parameters():
+        idx = _rows(per, positions).to(p.device)
+        old = p.shape[0]
+        p.data = p.data.index_select(0, idx).contiguous()
+        p.grad = None
+        if opt is not None and p in opt.state:
+            st = opt.state[p]
+            for key, v in list(st.items()):
+                if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] == old:
+                    st[key] = v.index_select(0, idx).contiguous()
+    for sub in net.modules():
+        if isinstance(sub, BatchedLinear):
+            sub.num_models = int(sub.weight.shape[0])
+
+
+@torch.no_grad()
+def _copy_state(src_opt: torch.optim.Optimizer, src: nn.Module, dst_opt: torch.optim.Optimizer, dst: nn.Module, pos: int) -> None:
+    """Copy replica ``pos``'s slice of the optimiser state of a stacked network into the
+    optimiser of its own network (so a written-back model is as a single fit leaves it)."""
+    sp = dict(src.named_parameters())
+    for name, p in dst.named_parameters():
+        q = sp[name]
+        if q not in src_opt.state:
+            continue
+        sl = replica_slice(p.shape[0], pos)
+        out = {}
+        for key, v in src_opt.state[q].items():
+            if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] == q.shape[0]:
+                out[key] = v[sl].detach().to(p.device).clone()
+            elif isinstance(v, torch.Tensor):
+                out[key] = v.detach().to(p.device).clone()
+            else:
+                out[key] = v
+        dst_opt.state[p] = out
+
+
+class UpdatedStep(ReplicaStep):
+    """One iteration of R ``updated`` replicas (see the module docstring)."""
+
+    def __init__(self, models: Sequence[Updated], device: torch.device):
+        super().__init__(models, device)
+        m0 = models[0]
+        self.cfg = m0.config
+        self.k, self.B, self.d = m0.num_teachers_, m0.batch_size_, m0.model_width_
+        self.logistic = self.cfg.teacher_model == "logistic_refit"
+        self.n_student = m0._n_student()
+        self.n_teacher = 5 if self.cfg.hyperparameters == "paper" else int(self.cfg.teacher_iters)
+        self.live = list(range(len(models)))  # stack position -> index into self.models
+        self.gen_net = stack_modules([m.gen_net for m in models]).to(device)
+        self.student = stack_modules([m.student for m in models]).to(device)
+        self.opt_generator = _like(m0.opt_generator, self.gen_net.parameters())
+        self.opt_student = _like(m0.opt_student, self.student.parameters())
+        # the teachers stay on the CPU: the logistic solver and NeuralTeachers' hand-written
+        # passes are NumPy BLAS calls
+        if self.logistic:
+            t0 = m0.teachers
+            self.teachers = LogisticTeachers(len(models) * self.k, C=t0.C, warm_start=t0.warm_start)
+            self.block_rows = torch.stack([m._block_table for m in models])  # [R, k, m]
+            self.real = torch.cat([m.X_[m._block_table] for m in models])  # [R·k, m, d]
+        else:
+            if any(m.teachers.optimizer.state for m in models):
+                raise RuntimeError("teachers can only be stacked before their first optimiser step")
+            self.teachers = NeuralTeachers.__new__(NeuralTeachers)
+            self.teachers.__dict__.update(m0.teachers.__dict__)
+            self.teachers.net = stack_modules([m.teachers.net for m in models])
+            self.teachers.num_teachers = len(models) * self.k
+            self.teachers.optimizer = _like(m0.teachers.optimizer, self.teachers.net.parameters())
+            self.teachers._targets_cache = {}
+
+    @staticmethod
+    def signature(model: Updated) -> tuple:
+        nets = [model.gen_net, model.student] + ([] if model.config.teacher_model == "logistic_refit" else [model.teachers.net])
+        return (type(model).__name__, model.config.teacher_model, model.config.hyperparameters, tuple(model.X_.shape),
+                model.num_teachers_, model.batch_size_, tuple(len(b) for b in model.teacher_blocks_), shape_signature(*nets))
+
+    # -- helpers ------------------------------------------------------------------------------
+    @property
+    def _models(self) -> list[Updated]:
+        return [self.models[i] for i in self.live]
+
+    def _latents(self, models: Sequence[Updated], n: int) -> torch.Tensor:
+        """[R, n, d] latent codes, each replica's from its own ``train_gen`` (single-fit order)."""
+        m0 = models[0]
+        return stack_draws([m.train_gen for m in models], lambda g: m0._latent(n, g, sampling=False))
+
+    def _compact(self, active: np.ndarray) -> None:
+        """Drop the stopped replicas (already written back) from every stack."""
+        keep = [pos for pos, i in enumerate(self.live) if active[i]]
+        if len(keep) == len(self.live):
+            return
+        k = self.k
+        _keep_rows(self.gen_net, self.opt_generator, 1, keep)
+        _keep_rows(self.student, self.opt_student, 1, keep)
+        if self.logistic:
+            idx = _rows(k, keep)
+            self.real = self.real[idx]
+            self.block_rows = self.block_rows[torch.as_tensor(keep)]
+            f = self.teachers.fit
+            if f is not None:
+                self.teachers.fit = LogisticFit(coef=f.coef[idx], intercept=f.intercept[idx], n_iter=f.n_iter[idx],
+                                                converged=f.converged[idx], n_cg=f.n_cg)
+        else:
+            _keep_rows(self.teachers.net, self.teachers.optimizer, k, keep)
+        self.teachers.num_teachers = len(keep) * k
+        self.live = [self.live[pos] for pos in keep]
+
+    @torch.no_grad()
+    def _generate(self, z: torch.Tensor) -> torch.Tensor:
+        """``G(z)`` without gradient for latent codes ``z`` [R, n, d]; on the CPU in chunks of
+        replicas (see ``_CHUNK_VALUES``), each chunk the stacked forward pass on its slices."""
+        net = self.gen_net
+        R, n = z.shape[0], z.shape[1]
+        chunk = max(1, _CHUNK_VALUES // max(1, n * max(net.sizes)))
+        if z.device.type != "cpu" or chunk >= R or net.dropout_p > 0:
+            return net(z)
+        layers, last = net.layers, len(net.layers) - 1
+        out = torch.empty(R, n, net.sizes[-1], dtype=z.dtype)
+        for s in range(0, R, chunk):
+            h = z[s:s + chunk]
+            for i, layer in enumerate(layers):  # BatchedLinear.forward on [r, n, in] inputs
+                h = torch.baddbmm(layer.bias[s:s + chunk], h, layer.weight[s:s + chunk])
+                h = net.hidden_activation(h) if i < last else net.output_activation(h)
+            out[s:s + chunk] = h
+        return out
+
+    def _votes(self, u: torch.Tensor) -> torch.Tensor:
+        """``n1`` [R, n]: replica r's k teachers vote on its rows ``u[r]`` [n, d] (CPU)."""
+        R, n, d = u.shape
+        k = self.k
+        with torch.no_grad():
+            if self.logistic:
+                f = self.teachers.fit  # as LogisticFit.decision_function on [n, d]: coef @ x.T + b
+                logits = torch.matmul(f.coef.reshape(R, k, d), u.to(torch.float64).mT) + f.intercept.reshape(R, k, 1)
+            else:
+                logits = self.teachers.logits(u[:, None].expand(R, k, n, d).reshape(R * k, n, d)).reshape(R, k, n)
+        return (logits > 0).to(torch.int64).sum(dim=1)
+
+    # -- one iteration ------------------------------------------------------------------------
+    def _teacher_phase(self, models: list[Updated], on: np.ndarray) -> None:
+        R, k, d, dev = len(models), self.k, self.d, self.device
+        if self.logistic:
+            m = self.real.shape[1]
+            with torch.no_grad():
+                fake = self._generate(self._latents(models, k * m).to(dev)).cpu().reshape(R * k, m, d)
+            self.teachers.refit(self.real, fake)  # B1: new models every iteration (warm start per replica)
+            record_seen(models, self.block_rows, on)
+            for mo in models:
+                mo.trace.extra["teacher_refits"] += 1
+            return
+        B = self.B
+        for _ in range(self.n_teacher):
+            rows = torch.stack([mo.sampler.sample(B, generator=mo.train_gen) for mo in models])  # [R, k, B]
+            record_seen(models, rows, on)
+            real = torch.cat([mo.X_[rows[r]] for r, mo in enumerate(models)])  # [R·k, B, d]
+            with torch.no_grad():
+                fake = self._generate(self._latents(models, k * B).to(dev)).cpu().reshape(R * k, B, d)
+            self.teachers.train_step(real, fake)
+
+    def iteration(self, it: int, active: np.ndarray) -> None:
+        self._compact(active)
+        models = self._models
+        on = np.ones(len(models), dtype=bool)
+        B, dev = self.B, self.device
+        self._teacher_phase(models, on)
+        for _ in range(self.n_student):
+            with torch.no_grad():
+                u = self.gen_net(self._latents(models, B).to(dev))  # [R, B, d]
+            r = release_votes(models, self._votes(u.cpu()), on).to(dev)
+            s = self.student(u)[..., 0]
+            # maximise each replica's WGAN student objective; the sum gives each slice its own gradient
+            loss_s = -(torch.mean(r * s, dim=1) - torch.mean((1.0 - r) * s, dim=1)).sum()
+            self.opt_student.zero_grad(set_to_none=True)
+            loss_s.backward()
+            self.opt_student.step()
+            with torch.no_grad():
+                for p in self.student.parameters():
+                    p.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
+        fake = self.gen_net(self._latents(models, B).to(dev))
+        student_params = list(self.student.parameters())
+        for p in student_params:  # the generator step needs no student gradient
+            p.requires_grad_(False)
+        try:
+            loss_g = -self.student(fake).mean(dim=(1, 2)).sum()
+            self.opt_generator.zero_grad(set_to_none=True)
+            loss_g.backward()
+        finally:
+            for p in student_params:
+                p.requires_grad_(True)
+        self.opt_generator.step()
+
+    def write_back(self, r: int) -> None:
+        pos = self.live.index(r)
+        m = self.models[r]
+        unstack_into(self.gen_net, m.gen_net, pos)
+        unstack_into(self.student, m.student, pos)
+        _copy_state(self.opt_generator, self.gen_net, m.opt_generator, m.gen_net, pos)
+        _copy_state(self.opt_student, self.student, m.opt_student, m.student, pos)
+        sl = replica_slice(self.k, pos)
+        if self.logistic:
+            f = self.teachers.fit
+            if f is not None:
+                m.teachers.fit = LogisticFit(coef=f.coef[sl].clone(), intercept=f.intercept[sl].clone(), n_iter=f.n_iter[sl].clone(),
+                                             converged=f.converged[sl].clone(), n_cg=f.n_cg)
+        else:
+            unstack_into(self.teachers.net, m.teachers.net, pos)
+            _copy_state(self.teachers.optimizer, self.teachers.net, m.teachers.optimizer, m.teachers.net, pos)
+
+
+def supports(config) -> bool:
+    """Every setting of ``updated`` is batched (both teacher models, partitions and
+    hyperparameter sets; vote mechanisms, scale conventions and stopping rules are per replica)."""
+    return isinstance(config, UpdatedConfig)
+
+
+def run(models, frames, label, *, device, on_done=None) -> None:
+    run_pate_replicas(models, frames, label, UpdatedStep, device=device, on_done=on_done)

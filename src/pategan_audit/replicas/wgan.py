@@ -1,0 +1,243 @@
+"""Replica step of original and turing: R WGAN-GP fits (:mod:`pategan_audit.implementations.wgan`,
+implementations spec §2.2-§2.3, §5.2-§5.3) run as one batched computation.
+
+Every replica is set up exactly as :meth:`WganGenerator._fit` does (``_accept``, ``_streams``,
+``_prepare``, ``_build``: its own initial weights, scaler/encoder, critic-step count, batch size,
+sigma and, with ``critic_batch_source="own_partition"``, its own blocks). Replicas whose
+networks and tables have the same shapes are then stacked: generator and critic become
+:class:`StackedMlp` networks with a leading replica axis (weights ``[R, in, out]``, biases
+``[R, 1, out]``) and one fused Adam each.
+
+One iteration of a group:
+
+* draws: for each replica, from its own ``train_gen`` in the single fit's order (per critic
+  slot t: rows, z, indicator noise, interpolation e; then the generator step's label rows when
+  conditional and its z), so replica i consumes exactly the numbers of ``models[i].fit``;
+* maths: the k critic steps and the generator step over all replicas at once. The stacked loss
+  is the *sum* of the replicas' losses, so each replica's gradient (the gradient penalty's
+  ``autograd.grad`` included: a critic's output on a row depends on that row only) is its own,
+  and Adam, being element-wise, updates each slice as a separate optimiser would.
+
+There is no accountant: every replica runs its ``max_iter_`` iterations (equal inside a group).
+At the end each replica's slice (and its Adam moments) is copied back into its own ``G``/``D``
+and its trace is filled as ``_fit``'s ``finally`` block does. Networks match a single fit up to
+float rounding (batched vs plain matrix products); draws, traces and label flips match exactly.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+
+from ..components.networks import adam
+from ..implementations.wgan import GP_EPS, Mlp, WganGenerator
+from .stack import shape_signature
+
+__all__ = ["StackedMlp", "signature", "supports", "run"]
+
+
+class StackedMlp(nn.Module):
+    """R :class:`~pategan_audit.implementations.wgan.Mlp` networks of one architecture with a
+    leading replica axis: layer j holds ``weight[j]`` = the replicas' ``nn.Linear`` weights
+    transposed and stacked (``[R, in, out]``) and ``bias[j]`` (``[R, 1, out]``). ``forward``
+    maps ``[R, n, in] -> [R, n, out]``; an input width of 0 (z_dim = 0) gives the biases."""
+
+    def __init__(self, replicas: Sequence[Mlp]):
+        super().__init__()
+        layers = [[mod for mod in m.net if isinstance(mod, nn.Linear)] for m in replicas]
+        self.acts = nn.ModuleList(copy.deepcopy(mod) for mod in replicas[0].net if not isinstance(mod, nn.Linear))
+        with torch.no_grad():
+            self.weight = nn.ParameterList(
+                nn.Parameter(torch.stack([lins[j].weight.detach().T for lins in layers]).contiguous())
+                for j in range(len(layers[0]))
+            )
+            self.bias = nn.ParameterList(
+                nn.Parameter(torch.stack([lins[j].bias.detach()[None] for lins in layers]).contiguous())
+                for j in range(len(layers[0]))
+            )
+
+    def pairs(self) -> list[tuple[nn.Parameter, nn.Parameter]]:
+        """(weight, bias) per layer, in the order of the single ``Mlp``'s parameters."""
+        return list(zip(self.weight, self.bias))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = x
+        for w, b, act in zip(self.weight, self.bias, self.acts):
+            h = act(torch.baddbmm(b, h, w))
+        return h
+
+    @torch.no_grad()
+    def write_back(self, r: int, target: Mlp) -> None:
+        """Copy replica ``r``'s weights into ``target`` (an ``Mlp`` on any device)."""
+        lins = [mod for mod in target.net if isinstance(mod, nn.Linear)]
+        for lin, (w, b) in zip(lins, self.pairs()):
+            lin.weight.copy_(w[r].T)
+            lin.bias.copy_(b[r, 0])
+
+
+def _write_back_adam(stacked_opt: torch.optim.Optimizer, net: StackedMlp, r: int,
+                     target_opt: torch.optim.Optimizer, target: Mlp) -> None:
+    """Give ``target_opt`` replica r's Adam state (step, moments), as after a single fit."""
+    lins = [mod for mod in target.net if isinstance(mod, nn.Linear)]
+    for lin, (w, b) in zip(lins, net.pairs()):
+        for p_single, p_stacked, transpose in ((lin.weight, w, True), (lin.bias, b, False)):
+            st = stacked_opt.state.get(p_stacked)
+            if not st:
+                continue
+            out = {}
+            for key, val in st.items():
+                if not torch.is_tensor(val) or val.dim() == 0:  # the step counter
+                    out[key] = val.detach().clone().to(p_single.device) if torch.is_tensor(val) else val
+                else:
+                    v = val[r].T if transpose else val[r, 0]
+                    out[key] = v.detach().to(p_single.device).clone().contiguous()
+            target_opt.state[p_single] = out
+
+
+def _with_cond(x: torch.Tensor, y: torch.Tensor | None) -> torch.Tensor:
+    return x if y is None else torch.cat([x, y[..., None]], dim=-1)
+
+
+def signature(model: WganGenerator) -> tuple:
+    """Replicas with equal signatures are stacked together."""
+    return (type(model).__name__, tuple(model.X_.shape), model.cond_ is not None, model.num_teachers_,
+            model.batch_size_, model.z_dim_, model.max_iter_, model.sigma_, model.gp_weight_,
+            model.blocks_ is None, float(model.config.learning_rate), shape_signature(model.G, model.D))
+
+
+def supports(config) -> bool:
+    """Every setting of original and turing is batched."""
+    return True
+
+
+def run(models: Sequence[WganGenerator], frames: Sequence[pd.DataFrame], label: str | None, *,
+        device: torch.device | str = "cpu", on_done: Callable[[int], None] | None = None) -> None:
+    """Fit ``models`` (unfitted original/turing replicas) on ``frames`` as one batched computation
+    per group of stackable replicas; ``on_done(i)`` is called when ``models[i]`` is fitted."""
+    device = torch.device(device)
+    for m, df in zip(models, frames):  # the set-up of WganGenerator._fit, replica by replica
+        df = m._accept(df, label)
+        m._streams()
+        m._prepare(df, label)
+        m._build(int(m.X_.shape[0]))
+    groups: dict[tuple, list[int]] = {}
+    for i, m in enumerate(models):
+        groups.setdefault(signature(m), []).append(i)
+    for idx in groups.values():
+        done = (lambda j, idx=idx: on_done(idx[j])) if on_done else None
+        _run_group([models[i] for i in idx], device, done)
+
+
+def _run_group(models: list[WganGenerator], device: torch.device, on_done: Callable[[int], None] | None) -> None:
+    R, m0 = len(models), models[0]
+    N, d = int(m0.X_.shape[0]), int(m0.X_.shape[1])
+    k, B, zd, T = m0.num_teachers_, m0.batch_size_, m0.z_dim_, m0.max_iter_
+    sigma, gp = m0.sigma_, m0.gp_weight_
+    cond = m0.cond_ is not None
+    all_rows = m0.blocks_ is None
+    for m in models:
+        m.trace.extra.update(
+            sigma=m.sigma_, num_teachers=k, batch_size=B, gp_weight=m.gp_weight_, z_dim=m.z_dim_,
+            max_iter=m.max_iter_, num_critics=1,
+        )
+
+    G = StackedMlp([m.G for m in models]).to(device)
+    D = StackedMlp([m.D for m in models]).to(device)
+    lr = float(m0.config.learning_rate)
+    opt_G = adam(G.parameters(), lr=lr, betas=(0.5, 0.999))
+    opt_D = adam(D.parameters(), lr=lr, betas=(0.5, 0.999))
+    g_params = list(G.parameters())
+    X = torch.stack([m.X_ for m in models]).to(device)  # [R, N, d]
+    C = torch.stack([m.cond_ for m in models]).to(device) if cond else None  # [R, N]
+    ar = torch.arange(R, device=device)[:, None]
+    base = torch.cat([torch.ones(B), torch.zeros(B)])
+    seen = np.zeros((R, k, N), dtype=bool)
+    flips = torch.zeros(R, T, dtype=torch.int64)
+    gens = [m.train_gen for m in models]
+
+    # per-iteration draw buffers (CPU; filled replica by replica from each replica's own stream)
+    perm = torch.empty(R, k, N, dtype=torch.int64)
+    rows = torch.empty(R, k, B, dtype=torch.int64)
+    z = torch.empty(R, k, B, zd)
+    noise = torch.empty(R, k, 2 * B)
+    e = torch.empty(R, k, B, 1)
+    g_perm = torch.empty(R, N, dtype=torch.int64)
+    g_z = torch.empty(R, B, zd)
+    ar3 = np.arange(R)[:, None, None]
+    at3 = np.arange(k)[None, :, None]
+
+    finished = False
+    try:
+        for it in range(T):
+            for r, g in enumerate(gens):  # the single fit's order of draws (see WganGenerator._fit)
+                m = models[r]
+                for t in range(k):
+                    if all_rows:  # _draw_rows: randperm(N)[:B]
+                        torch.randperm(N, generator=g, out=perm[r, t])
+                    else:
+                        rows[r, t] = m._draw_rows(t, N)
+                    torch.rand(B, zd, generator=g, out=z[r, t])  # _latent before the "* 2 - 1"
+                    torch.randn(2 * B, generator=g, out=noise[r, t])
+                    torch.rand(B, 1, generator=g, out=e[r, t])
+                if cond:
+                    torch.randperm(N, generator=g, out=g_perm[r])
+                torch.rand(B, zd, generator=g, out=g_z[r])
+            if all_rows:
+                rows.copy_(perm[:, :, :B])
+            M = ((base + noise * sigma) > 0.5).to(torch.float32)  # [R, k, 2B], as _critic_step
+            flips[:, it] = (M != base).sum(dim=(1, 2))
+            seen[ar3, at3, rows.numpy()] = True
+            rows_d = rows.to(device)
+            z_d = (z * 2.0 - 1.0).to(device)
+            M_d, e_d = M.to(device), e.to(device)
+
+            for t in range(k):  # the critic steps (WganGenerator._critic_step, batched)
+                rt = rows_d[:, t]
+                real = X[ar, rt]  # [R, B, d]
+                y = C[ar, rt] if cond else None
+                with torch.no_grad():
+                    fake = G(_with_cond(z_d[:, t], y))
+                et, Mt = e_d[:, t], M_d[:, t]
+                x_hat = (et * real + (1.0 - et) * fake).requires_grad_(True)
+                yy = None if y is None else torch.cat([y, y, y], dim=1)
+                out = D(_with_cond(torch.cat([real, fake, x_hat], dim=1), yy))[..., 0]  # [R, 3B]
+                d_all, d_hat = out[:, : 2 * B], out[:, 2 * B:]
+                (grad,) = torch.autograd.grad(d_hat.sum(), x_hat, create_graph=True)
+                norm = torch.sqrt((grad * grad + GP_EPS).sum(dim=-1))
+                loss = (((1.0 - Mt) * d_all).mean(dim=1) - (Mt * d_all).mean(dim=1)
+                        + gp * ((norm - 1.0) ** 2).mean(dim=1)).sum()
+                opt_D.zero_grad(set_to_none=True)
+                loss.backward()
+                opt_D.step()
+
+            # the generator step (WganGenerator._generator_step, batched); only G's gradients
+            y = C[ar, g_perm[:, :B].to(device)] if cond else None
+            fake = G(_with_cond((g_z * 2.0 - 1.0).to(device), y))
+            loss_g = -D(_with_cond(fake, y))[..., 0].mean(dim=1).sum()
+            grads = torch.autograd.grad(loss_g, g_params)
+            for p, gr in zip(g_params, grads):
+                p.grad = gr
+            opt_G.step()
+            for m in models:
+                m._after_iteration(it)
+        finished = True
+    finally:
+        for r, m in enumerate(models):  # as _fit's finally block
+            G.write_back(r, m.G)
+            D.write_back(r, m.D)
+            _write_back_adam(opt_G, G, r, m.opt_G, m.G)
+            _write_back_adam(opt_D, D, r, m.opt_D, m.D)
+            done = m.trace.iterations
+            m.trace.teacher_rows = [set(np.flatnonzero(s).tolist()) for s in seen[r]]
+            m.trace.extra["label_flips"] = flips[r, :done].numpy() / float(2 * B * k)
+            if m.blocks_ is not None:
+                m.trace.extra["blocks"] = [b.numpy() for b in m.blocks_]
+        if finished:
+            for r, m in enumerate(models):
+                m.fitted_ = True
+                if on_done:
+                    on_done(r)

@@ -38,6 +38,7 @@ BATCHED: dict[str, str] = {
     "original": "pategan_audit.replicas.wgan",
     "turing": "pategan_audit.replicas.wgan",
     "updated": "pategan_audit.replicas.updated",
+    "synthcity": "pategan_audit.replicas.synthcity",
 }
 
 

@@ -106,3 +106,39 @@ def test_smoke_archives_run_end_to_end(tmp_path, monkeypatch):
     assert back.meta["profile"] == "smoke" and back.meta["source_hash"] and back.meta["wall_seconds"] > 0
     assert len(back.records) == len(a.records) == 7 * 2  # seven presets x two bound methods
     assert "--profile smoke" in back.meta["command"]
+
+
+def test_resumable_archive_saves_each_setting_and_resumes(tmp_path, monkeypatch):
+    """audit_groundhog_large writes its records after every setting ("complete": false until the
+    last) and a later run keeps what an earlier session saved, computing only the rest."""
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    name = "audit_groundhog_large"
+    assert name in archive.RESUMABLE
+    saves = []
+    real_write = archive.write_archive
+
+    def spy(n, records, meta, **kw):
+        saves.append((len(records), meta["complete"], meta["settings_done"]))
+        return real_write(n, records, meta, **kw)
+
+    monkeypatch.setattr(archive, "write_archive", spy)
+    full = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
+    assert len(full.records) == 7 * 2 * 2  # presets x channels x bound methods
+    assert [s[2] for s in saves[:-1]] == list(range(1, 15))  # one save per finished setting
+    assert [s[1] for s in saves[:-2]] == [False] * 13 and saves[-1][1] is True
+    # a session that stopped after 5 settings: keep those rows, recompute the other 9 only
+    kept = full.records.groupby(list(archive.SETTING_COLUMNS), sort=False).ngroup() < 5
+    partial = full.records[kept.to_numpy()]
+    real_write(name, partial, {**full.meta, "complete": False, "settings_done": 5}, directory=tmp_path)
+    ran = []
+    from pategan_audit.auditing import audit as A
+
+    real_run = A.run_setting
+    monkeypatch.setattr(A, "run_setting", lambda s, *a, **k: ran.append(s.key()) or real_run(s, *a, **k))
+    saves.clear()
+    again = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
+    assert len(ran) == 9
+    assert again.meta["complete"] and len(again.meta["sessions"]) == 2
+    pd.testing.assert_frame_equal(again.records.iloc[: len(partial)].reset_index(drop=True),
+                                  partial.reset_index(drop=True), check_dtype=False)
+    assert len(again.records) == len(full.records)

@@ -13,7 +13,7 @@ that says exactly what produced it:
 Archives live in ``results/archive/<name>/`` (``records.csv`` + ``meta.json``, both written
 atomically) and are tracked by git. The book's pages read them with :func:`read_archive` and
 show them beside the paper with a caption built from ``meta.json`` (:meth:`Archive.caption`);
-the book build never recomputes them. Two archives are defined (:data:`ARCHIVES`):
+the book build never recomputes them. The archives are defined (:data:`ARCHIVES`):
 
 ``utility_large``
     Table 4 (and Setting A) at the ``large`` utility profile, ε = 1, Cervical Cancer and
@@ -24,6 +24,10 @@ the book build never recomputes them. Two archives are defined (:data:`ARCHIVES`
 ``audit_querybased_controlled_large``
     The same in the ``controlled`` channel (same synthetic size in both worlds, bounds fixed in
     advance): what the PATE mechanism itself leaks at the paper's scale.
+``audit_groundhog_large``
+    Figure 5b's GroundHog game (Cervical, target 397, the paper's 1,000-iteration cap) for the
+    seven presets in the paper and the controlled channel, 1,000 shadow models per world,
+    trained through the replica axis; saved after every setting and resumed across sessions.
 
 Re-create one (resumes from the result cache if interrupted)::
 
@@ -149,29 +153,60 @@ def _utility_large(profile_name: str, n_jobs: int | None, backend: str | None) -
     return records, meta
 
 
-def _audit_querybased(channel: str) -> Callable[[str, int | None, str | None], tuple[pd.DataFrame, dict]]:
-    """The Querybased game (worst-case dataset) for the six presets and ``corrected`` in one
-    ``channel`` (``paper``: the paper's game; ``controlled``: same size and public bounds)."""
+ALL_PRESETS = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
+SETTING_COLUMNS = ("attack", "implementation", "channel", "variant")
 
-    def run(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
+
+def _audit(attack: str, channels: tuple[str, ...]) -> Callable[..., tuple[pd.DataFrame, dict]]:
+    """One attack's game for the six presets and ``corrected`` in ``channels`` (``paper``: the
+    paper's game; ``controlled``: same size in both worlds and public bounds).
+
+    Resumable per setting: ``done`` holds the records of settings finished in an earlier session
+    (read back from the archive folder, where :func:`run_archive` writes them after every
+    setting), which are kept and not recomputed."""
+
+    def run(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
+            save: Callable[[pd.DataFrame, dict], None] | None = None) -> tuple[pd.DataFrame, dict]:
         from .auditing import audit as A
         from .auditing.profiles import get_profile
 
         profile = get_profile(profile_name)
-        implementations = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
-        settings = A.make_settings(profile, attacks=("querybased",), implementations=implementations, channels=(channel,))
-        records = A.run_settings(settings, profile, n_jobs=n_jobs, backend=backend)
+        # cheapest presets first, so that a session that ends mid-run has saved the most settings
+        order = sorted(ALL_PRESETS, key=lambda p: p in ("original", "turing"))
+        settings = A.make_settings(profile, attacks=(attack,), implementations=order, channels=channels)
+        parts = [done] if done is not None and not done.empty else []
+        finished = set() if not parts else set(map(tuple, done[list(SETTING_COLUMNS)].astype(str).to_numpy()))
         n_train, n_valid, n_test = profile.split
-        core = float(records.groupby("run_id")["train_seconds"].first().sum())
-        meta = {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
-                "channel": channel, "settings": [s.key() for s in settings],
-                "runs": (f"{profile.n_per_world:,} shadow models per world and preset ({n_train}/{n_valid}/{n_test} "
-                         f"train/validation/test), {len(settings)} presets, {channel} channel"),
-                "ceiling_clopper_pearson": profile.ceiling("clopper_pearson"),
-                "ceiling_bayesian": profile.ceiling("bayesian"), "core_seconds_measured": core}
-        return records, meta
+
+        def meta_now(records: pd.DataFrame) -> dict:
+            core = float(records.groupby("run_id")["train_seconds"].first().sum()) if len(records) else 0.0
+            ran = records.groupby(list(SETTING_COLUMNS)).ngroups if len(records) else 0
+            return {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
+                    "attack": attack, "channels": list(channels), "settings": [s.key() for s in settings],
+                    "settings_done": ran, "complete": ran == len(settings),
+                    "runs": (f"{profile.n_per_world:,} shadow models per world and preset ({n_train}/{n_valid}/{n_test} "
+                             f"train/validation/test), {ran} of {len(settings)} settings "
+                             f"({len(ALL_PRESETS)} presets x {', '.join(channels)} channel)"),
+                    "ceiling_clopper_pearson": profile.ceiling("clopper_pearson"),
+                    "ceiling_bayesian": profile.ceiling("bayesian"), "core_seconds_measured": core}
+
+        for s in settings:
+            if (s.attack, s.implementation, s.channel, s.variant) in finished:
+                continue
+            recs = pd.DataFrame(A.run_setting(s, profile, n_jobs=n_jobs, backend=backend,
+                                              desc=f"{s.attack}/{s.implementation}/{s.channel}"))
+            parts.append(recs)
+            records = pd.concat(parts, ignore_index=True)
+            if save is not None:
+                save(records, meta_now(records))
+        records = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        return records, meta_now(records)
 
     return run
+
+
+def _audit_querybased(channel: str) -> Callable[..., tuple[pd.DataFrame, dict]]:
+    return _audit("querybased", (channel,))
 
 
 #: name -> function(profile, n_jobs, backend) returning (records, meta).
@@ -179,25 +214,55 @@ ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, 
     "utility_large": _utility_large,
     "audit_querybased_large": _audit_querybased("paper"),
     "audit_querybased_controlled_large": _audit_querybased("controlled"),
+    "audit_groundhog_large": _audit("groundhog", ("paper", "controlled")),
 }
+#: archives that save after every setting and resume from what an earlier session saved
+RESUMABLE = ("audit_groundhog_large",)
 
 
 def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None, backend: str | None = None,
                 directory: str | os.PathLike | None = None) -> Archive:
     """Compute archive ``name`` at ``profile`` (``large`` for the committed archives; ``smoke``
-    to check the pipeline in seconds) through the result cache (so it resumes) and write it."""
+    to check the pipeline in seconds) through the result cache (so it resumes) and write it.
+
+    Archives in :data:`RESUMABLE` are written after every finished setting with
+    ``"complete": false`` in their meta, so a session that ends mid-run leaves committable
+    partial records; the next run at the same profile keeps them and computes the rest (wall
+    and core seconds add up over sessions; ``sessions`` lists each one's code state)."""
     if name not in ARCHIVES:
         raise ValueError(f"unknown archive {name!r}; choose one of {', '.join(ARCHIVES)}")
     started = datetime.now(timezone.utc)
     code = _code_state()
     t0 = time.perf_counter()
-    records, meta = ARCHIVES[name](profile, n_jobs, backend)
-    wall = time.perf_counter() - t0
-    meta = {**meta, "started": started.isoformat(timespec="seconds"),
-            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_seconds": round(wall, 1),
-            "core_seconds": round(meta.pop("core_seconds_measured", 0.0), 1), "n_jobs": n_jobs,
-            "cpus": os.cpu_count(), **code, "versions": _versions(),
-            "command": f"python -m pategan_audit.archive {name} --profile {profile}" + (f" --n-jobs {n_jobs}" if n_jobs else "")}
+    command = f"python -m pategan_audit.archive {name} --profile {profile}" + (f" --n-jobs {n_jobs}" if n_jobs else "")
+    previous = read_archive(name, directory=directory) if name in RESUMABLE else None
+    if previous is not None and previous.meta.get("profile") != profile:
+        previous = None  # another profile's records are not this run's
+    before = previous.meta if previous is not None else {}
+    sessions = list(before.get("sessions", []))
+
+    def finish_meta(meta: dict) -> dict:
+        wall = time.perf_counter() - t0
+        this = {"started": started.isoformat(timespec="seconds"),
+                "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_seconds": round(wall, 1),
+                **code}
+        meta = {**meta, "started": before.get("started", this["started"]), "finished": this["finished"],
+                "wall_seconds": round(before.get("wall_seconds", 0.0) + wall, 1),
+                "core_seconds": round(meta.pop("core_seconds_measured", 0.0), 1), "n_jobs": n_jobs,
+                "cpus": os.cpu_count(), **code, "versions": _versions(), "command": command}
+        if name in RESUMABLE:
+            meta["sessions"] = sessions + [this]
+        return meta
+
+    if name in RESUMABLE:
+        def save(records: pd.DataFrame, meta: dict) -> None:
+            write_archive(name, records, finish_meta(dict(meta)), directory=directory)
+
+        records, meta = ARCHIVES[name](profile, n_jobs, backend, done=previous.records if previous is not None else None,
+                                       save=save)
+    else:
+        records, meta = ARCHIVES[name](profile, n_jobs, backend)
+    meta = finish_meta(meta)
     write_archive(name, records, meta, directory=directory)
     return Archive(name=name, records=records, meta={"name": name, **meta})
 

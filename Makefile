@@ -34,11 +34,14 @@ browser-test: $(STAMP)
 benchmarks: $(STAMP)
 	$(BIN)/python benchmarks/train_speed.py
 	$(BIN)/python benchmarks/audit_throughput.py
+	$(BIN)/python benchmarks/many_models.py
 
 # The committed large-profile runs (hours on 2 cores; resumable): results/archive/<name>/
 archives: $(STAMP)
 	$(BIN)/python -m pategan_audit.archive utility_large --n-jobs 2
 	$(BIN)/python -m pategan_audit.archive audit_querybased_large --n-jobs 2
+	$(BIN)/python -m pategan_audit.archive audit_querybased_controlled_large --n-jobs 2
+	$(BIN)/python -m pategan_audit.archive audit_groundhog_large --n-jobs 2
 
 clean-book:
 	rm -rf book/_build book/*.ipynb book/.nbhash

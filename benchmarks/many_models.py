@@ -117,7 +117,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=SCENARIOS)
     ap.add_argument("--presets", nargs="+", default=list(PRESETS), choices=PRESETS)
-    ap.add_argument("--replicas", type=int, default=200, help="models fitted by fit_many (bestof25: always 5)")
+    ap.add_argument("--replicas", type=int, default=200, help="models fitted by fit_many on querybased (bestof25: always 5)")
+    ap.add_argument("--groundhog-replicas", type=int, default=64,
+                    help="models fitted by fit_many on groundhog (compute-bound there: the ratio does not grow with R)")
     ap.add_argument("--single", type=int, default=4, help="models fitted one by one for the baseline")
     ap.add_argument("--refresh", action="store_true", help="measure rows already in the results file again")
     ap.add_argument("--project", action="store_true", help="print the projected main-audit time and exit")
@@ -131,7 +133,8 @@ def main(argv: list[str] | None = None) -> dict:
                 key = (scenario, preset)
                 if not args.refresh and any((r["scenario"], r["preset"]) == key for r in rows):
                     continue
-                replicas, single = (5, 5) if scenario == "bestof25" else (args.replicas, args.single)
+                replicas, single = {"bestof25": (5, 5), "groundhog": (args.groundhog_replicas, args.single)}.get(
+                    scenario, (args.replicas, args.single))
                 print(f"[many_models] {scenario} / {preset}: {single} single fits, then {replicas} batched "
                       f"(batched step: {batched_support(preset, **workload(scenario, preset)[1])})", flush=True)
                 row = measure(scenario, preset, replicas=replicas, single=single)

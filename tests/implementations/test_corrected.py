@@ -111,3 +111,18 @@ def test_default_teacher_count():
     df = make_toy(2500)
     m = create("corrected", max_iter=1, public_bounds=toy_bounds(df)).fit(df, label="y")
     assert m.num_teachers_ == 2  # max(2, N // 1000)
+
+
+def test_dp_noise_is_fresh_os_entropy_unless_a_seed_is_given(toy):
+    """The corrected preset's default seed is None: every fit draws its streams (vote noise
+    included) from fresh OS entropy, so the noise is never predictable from a constant; an
+    explicit seed makes a run reproducible (experiments), the other presets keep seed 0."""
+    kw = dict(public_bounds=toy_bounds(toy), num_teachers=2, max_iter=2)
+    assert create("corrected", **kw).config.seed is None
+    a, b = create("corrected", **kw).fit(toy), create("corrected", **kw).fit(toy)
+    assert not np.array_equal(a.trace.noise[0], b.trace.noise[0])
+    c, d = create("corrected", seed=5, **kw).fit(toy), create("corrected", seed=5, **kw).fit(toy)
+    np.testing.assert_array_equal(c.trace.noise[0], d.trace.noise[0])
+    assert create("smartnoise").config.seed == 0 and create("original").config.seed == 0
+    with pytest.raises(ValueError, match="seed must be"):
+        create("corrected", seed=1.5, **kw)

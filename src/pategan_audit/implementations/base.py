@@ -14,7 +14,7 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 import pandas as pd
 
-__all__ = ["BaseConfig", "TrainingTrace", "BaseGenerator", "validate_frame", "validate_privacy"]
+__all__ = ["BaseConfig", "TrainingTrace", "BaseGenerator", "validate_frame", "validate_privacy", "validate_seed"]
 
 
 @dataclass(frozen=True)
@@ -23,14 +23,16 @@ class BaseConfig:
 
     epsilon, delta: the privacy target (delta in (0, 1)); presets that ignore or reinterpret
     delta (synthcity V/O10, original V17) say so in their own config.
-    seed: all randomness of a fit (init, partitions, noise, latent draws) derives from it.
+    seed: all randomness of a fit (init, partitions, noise, latent draws) derives from it;
+        None = fresh entropy from the operating system on every fit (the default of ``corrected``,
+        whose DP noise must not be predictable: a known seed makes the noise known, hence no DP).
     max_iter: iteration cap (None = as the preset's upstream does).
     record: keep the full per-query introspection (votes, noise, labels); costs memory.
     """
 
     epsilon: float = 1.0
     delta: float = 1e-5
-    seed: int = 0
+    seed: int | None = 0
     max_iter: int | None = None
     record: bool = True
 
@@ -60,6 +62,14 @@ class TrainingTrace:
     iterations: int = 0
     bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def validate_seed(seed) -> None:
+    """A seed is an integer >= 0 or None (fresh OS entropy)."""
+    if seed is None:
+        return
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer or None (fresh OS entropy), got {seed!r}")
 
 
 def validate_privacy(epsilon: float, delta: float | None, *, delta_may_be_none: bool = False) -> None:
@@ -146,7 +156,9 @@ class BaseGenerator:
         if not isinstance(n, (int, np.integer)) or n < 0:
             raise ValueError(f"n must be a non-negative integer, got {n!r}")
         if seed is None:
-            seed = int(np.random.SeedSequence([self.config.seed, 7919, self._sample_calls]).generate_state(1)[0])
+            base = [] if self.config.seed is None else [self.config.seed]
+            entropy = None if self.config.seed is None else [*base, 7919, self._sample_calls]
+            seed = int(np.random.SeedSequence(entropy).generate_state(1)[0])
             self._sample_calls += 1
         out = self._sample(int(n), np.random.default_rng(seed))
         if list(out.columns) != self.columns_:

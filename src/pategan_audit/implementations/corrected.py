@@ -19,7 +19,11 @@ What it does, item by item (spec §9.1):
 6. Stopping: an iteration runs only if its worst-case cost keeps ε̂ ≤ ε (never overshoots).
 7. δ is used as given (a warning if δ ≥ 1/N). 8. Unconditional generation. 9. Output
    inverse-transformed with the bounds, integer columns rounded, everything clipped to the
-   bounds. 10. All DP noise from a generator seeded from the config seed (never a constant).
+   bounds. 10. DP noise is never predictable by default: ``seed=None`` (the default here) draws
+   every stream from fresh OS entropy at each fit. An integer ``seed`` makes a run reproducible
+   for experiments (the audit and the benchmarks pass one per model), but then the noise is a
+   function of the seed: whoever knows it can remove the noise, so a seeded release is not DP
+   unless the seed stays secret.
 
 Architecture: the [49] column of the audit paper's Table 3 (protocols B.8): teachers ``{1}``
 (``teacher_hidden`` adds hidden layers), student ``{d, d, 1}``, generator ``{d, d/2, d}`` with
@@ -52,6 +56,7 @@ __all__ = ["CorrectedConfig", "Corrected", "dp_bounds"]
 class CorrectedConfig(PateConfig):
     """corrected settings (spec §9.1)."""
 
+    seed: int | None = None
     lam: float = 1e-3
     num_moments: int = 100
     batch_size: int = 64

@@ -33,7 +33,7 @@ import torch
 from ..accounting import MomentsAccountant
 from ..accounting.formulas import KINDS, data_independent_increment
 from ..components.votes import MECHANISMS, aggregate
-from .base import BaseConfig, BaseGenerator, validate_privacy
+from .base import BaseConfig, BaseGenerator, validate_privacy, validate_seed
 
 __all__ = ["PateConfig", "PateGenerator", "HYPERPARAMETERS", "STOPPING_RULES", "training_threads"]
 
@@ -74,6 +74,7 @@ class PateConfig(BaseConfig):
 
     def __post_init__(self) -> None:
         validate_privacy(self.epsilon, self.delta, delta_may_be_none=self._delta_may_be_none)
+        validate_seed(self.seed)
         _positive_int(self.num_moments, "num_moments")
         _positive_int(self.batch_size, "batch_size")
         if self.num_teachers is not None:
@@ -136,8 +137,9 @@ class PateGenerator(BaseGenerator):
     _vote_offset: ClassVar[float] = 0.0
 
     # -- policy hooks ------------------------------------------------------------------------
-    def _seed(self) -> int:
-        return int(self.config.seed)
+    def _seed(self) -> int | None:
+        """Root of the five streams; None = fresh OS entropy (``np.random.SeedSequence()``)."""
+        return None if self.config.seed is None else int(self.config.seed)
 
     def _delta(self, num_rows: int) -> float:
         return float(self.config.delta)

@@ -48,8 +48,13 @@ def released_overrides(name: str) -> dict[str, Any]:
     return dict(getattr(importlib.import_module(module_name), "RELEASED_OVERRIDES", {}))
 
 
-def create(name: str, epsilon: float = 1.0, delta: float | None = 1e-5, seed: int = 0, **overrides: Any) -> BaseGenerator:
+def create(name: str, epsilon: float = 1.0, delta: float | None = 1e-5, seed: int | None | str = "default",
+           **overrides: Any) -> BaseGenerator:
     """An unfitted generator ``name`` with the given privacy target, seed and setting overrides.
+
+    seed: an integer (reproducible), None (fresh OS entropy at every fit) or omitted: the
+    preset's default, 0 for the six benchmarked presets and None for ``corrected`` (its DP noise
+    must not be predictable from a constant; pass a seed for reproducible experiments).
 
     Unknown names and unknown settings raise a ValueError listing the valid ones.
 
@@ -58,5 +63,7 @@ def create(name: str, epsilon: float = 1.0, delta: float | None = 1e-5, seed: in
     'borealis'
     """
     cls = get_class(name)
-    settings = dict(overrides, epsilon=epsilon, delta=delta, seed=seed)
+    settings = dict(overrides, epsilon=epsilon, delta=delta)
+    if not (isinstance(seed, str) and seed == "default"):
+        settings["seed"] = seed
     return cls(make_config(cls.Config, name, settings))

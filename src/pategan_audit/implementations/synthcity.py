@@ -95,8 +95,8 @@ class Synthcity(PateGenerator):
     Config: ClassVar[type] = SynthcityConfig
     _vote_offset: ClassVar[float] = 1e-8  # (n1 + Z) / (n0 + n1 + 1e-8) > 0.5
 
-    def _seed(self) -> int:
-        return 0 if self.config.reseed_each_fit else int(self.config.seed)  # O2: enable_reproducible_results(0)
+    def _seed(self) -> int | None:
+        return 0 if self.config.reseed_each_fit else super()._seed()  # O2: enable_reproducible_results(0)
 
     def _delta(self, num_rows: int) -> float:
         if self.config.ignore_user_delta:  # O10: the constructor stores delta=None

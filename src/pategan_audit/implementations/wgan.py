@@ -40,7 +40,7 @@ from torch import nn
 
 from ..components.networks import adam
 from ..components.partition import balanced_blocks
-from .base import BaseConfig, BaseGenerator, validate_privacy
+from .base import BaseConfig, BaseGenerator, validate_privacy, validate_seed
 
 __all__ = ["WganConfig", "WganGenerator", "Mlp", "he_normal_mlp"]
 
@@ -85,6 +85,7 @@ class WganConfig(BaseConfig):
 
     def __post_init__(self) -> None:
         validate_privacy(self.epsilon, self.delta)
+        validate_seed(self.seed)
         for name in ("num_teachers", "max_iter"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
@@ -168,7 +169,8 @@ class WganGenerator(BaseGenerator):
 
     # -- setup ---------------------------------------------------------------------------------
     def _streams(self) -> None:
-        init, train, part = np.random.SeedSequence([int(self.config.seed), 2019]).spawn(3)
+        seed = self.config.seed
+        init, train, part = np.random.SeedSequence(None if seed is None else [int(seed), 2019]).spawn(3)
         as_seed = lambda ss: int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))  # noqa: E731
         self.init_gen = torch.Generator().manual_seed(as_seed(init))
         self.train_gen = torch.Generator().manual_seed(as_seed(train))

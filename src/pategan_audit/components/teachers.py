@@ -184,13 +184,39 @@ class LogisticTeachers(_TeacherBase):
     in fewer steps; nothing else carries over between iterations.
     """
 
-    def __init__(self, num_teachers: int, *, C: float = 1.0, warm_start: bool = True):
+    def __init__(self, num_teachers: int, *, C: float = 1.0, warm_start: bool = True, group: int | None = None):
         self.num_teachers = int(num_teachers)
         self.C = float(C)
         self.warm_start = bool(warm_start)
+        self.group = None if group is None else int(group)
+        if self.group is not None and self.group < 1:
+            raise ValueError(f"group must be a positive number of problems, got {group}")
         self.fit = None
 
     def refit(self, real: torch.Tensor, fake: torch.Tensor) -> None:
+        """Fit every teacher (see :meth:`_refit`). With ``group``, the teachers are solved in
+        independent batches of ``group`` consecutive problems: the replica axis stacks R
+        replicas' k teachers and passes ``group = k·c``, so a batch's Newton iterations are not
+        held up by the slowest of all R·k problems, and with ``c = 1`` every replica's problems
+        are solved exactly as its single fit solves them (same batch, same solver path)."""
+        from .logistic import LogisticFit
+
+        n = real.shape[0]
+        if self.group is None or self.group >= n:
+            return self._refit(real, fake)
+        prev = self.fit
+        parts = []
+        for s in range(0, n, self.group):
+            sl = slice(s, min(n, s + self.group))
+            self.fit = None if prev is None else LogisticFit(coef=prev.coef[sl], intercept=prev.intercept[sl],
+                                                             n_iter=prev.n_iter[sl], converged=prev.converged[sl])
+            self._refit(real[sl], fake[sl])
+            parts.append(self.fit)
+        self.fit = LogisticFit(coef=torch.cat([p.coef for p in parts]), intercept=torch.cat([p.intercept for p in parts]),
+                               n_iter=torch.cat([p.n_iter for p in parts]), converged=torch.cat([p.converged for p in parts]),
+                               n_cg=sum(p.n_cg for p in parts))
+
+    def _refit(self, real: torch.Tensor, fake: torch.Tensor) -> None:
         """Fit every teacher on its rows: ``real`` ``[k, m, D]`` (label 1), ``fake`` ``[k, m', D]`` (label 0).
 
         When a teacher has fewer rows than features (synthcity's encoded width is ~6x the column

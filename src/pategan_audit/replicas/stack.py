@@ -21,7 +21,20 @@ from torch import nn
 
 from ..components.networks import BatchedLinear
 
-__all__ = ["stack_modules", "unstack_into", "replica_slice", "stack_draws", "shape_signature"]
+__all__ = ["solver_replicas", "stack_modules", "unstack_into", "replica_slice", "stack_draws", "shape_signature"]
+
+
+def solver_replicas() -> int:
+    """Replicas whose logistic-regression teachers are solved in one batch (updated,
+    synthcity): ``$PATEGAN_AUDIT_SOLVER_REPLICAS``, default 1 (each replica as its single fit). The exact solver's batch
+    shares its iteration count and precision switches, so one batch of all R·k problems waits
+    for the slowest; small batches avoid that (measured on Cervical: see benchmarks/)."""
+    import os
+
+    value = int(os.environ.get("PATEGAN_AUDIT_SOLVER_REPLICAS", "1"))
+    if value < 1:
+        raise ValueError(f"PATEGAN_AUDIT_SOLVER_REPLICAS must be a positive integer, got {value}")
+    return value
 
 
 def _check_same_structure(modules: Sequence[nn.Module]) -> list[str]:

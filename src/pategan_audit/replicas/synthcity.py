@@ -57,7 +57,7 @@ from ..components.teachers import LogisticTeachers
 from ..implementations.synthcity import Synthcity, SynthcityConfig
 from .loop import ReplicaStep, release_votes, run_pate_replicas
 from .neural import replica_votes, stack_teachers
-from .stack import replica_slice, shape_signature, unstack_into
+from .stack import solver_replicas, replica_slice, shape_signature, unstack_into
 
 __all__ = ["SynthcityStep", "StackedNet", "clip_per_replica", "supports", "run"]
 
@@ -217,7 +217,8 @@ class SynthcityStep(ReplicaStep):
         # teachers stay on the CPU: the logistic solver and NeuralTeachers' passes are NumPy BLAS
         if self.logistic:
             t0 = m0.teachers
-            self.teachers = LogisticTeachers(len(models) * self.k, C=t0.C, warm_start=t0.warm_start)
+            self.teachers = LogisticTeachers(len(models) * self.k, C=t0.C, warm_start=t0.warm_start,
+                                             group=self.k * solver_replicas())
         else:
             self.teachers = stack_teachers([m.teachers for m in models])
         # data, padded to the largest table: encoded rows, fixed conditional vectors, and the

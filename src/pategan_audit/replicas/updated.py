@@ -40,7 +40,7 @@ from ..components.networks import BatchedLinear, adam
 from ..components.teachers import LogisticTeachers, NeuralTeachers
 from ..implementations.updated import WEIGHT_CLIP, Updated, UpdatedConfig
 from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
-from .stack import replica_slice, shape_signature, stack_draws, stack_modules, unstack_into
+from .stack import solver_replicas, replica_slice, shape_signature, stack_draws, stack_modules, unstack_into
 
 __all__ = ["UpdatedStep", "supports", "run"]
 
@@ -125,7 +125,8 @@ class UpdatedStep(ReplicaStep):
         # passes are NumPy BLAS calls
         if self.logistic:
             t0 = m0.teachers
-            self.teachers = LogisticTeachers(len(models) * self.k, C=t0.C, warm_start=t0.warm_start)
+            self.teachers = LogisticTeachers(len(models) * self.k, C=t0.C, warm_start=t0.warm_start,
+                                             group=self.k * solver_replicas())
             self.block_rows = torch.stack([m._block_table for m in models])  # [R, k, m]
             self.real = torch.cat([m.X_[m._block_table] for m in models])  # [R·k, m, d]
         else:

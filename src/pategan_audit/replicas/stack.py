@@ -21,7 +21,7 @@ from torch import nn
 
 from ..components.networks import BatchedLinear
 
-__all__ = ["solver_replicas", "stack_modules", "unstack_into", "replica_slice", "stack_draws", "shape_signature"]
+__all__ = ["solver_replicas", "replica_rows", "keep_replicas", "copy_optimizer_state", "stack_modules", "unstack_into", "replica_slice", "stack_draws", "shape_signature"]
 
 
 def solver_replicas() -> int:
@@ -114,3 +114,48 @@ class StackedBlockSampler:
         keys.masked_fill_(self.invalid, 2.0)
         pick = torch.topk(keys, batch_size, dim=2, largest=False, sorted=False).indices
         return torch.gather(self.table, 2, pick)
+
+
+def replica_rows(per: int, positions: Sequence[int]) -> torch.Tensor:
+    """Indices along a stacked axis (``per`` models per replica) of the replicas at ``positions``."""
+    return torch.cat([torch.arange(p * per, (p + 1) * per) for p in positions])
+
+
+@torch.no_grad()
+def keep_replicas(net: nn.Module, opt: torch.optim.Optimizer | None, per: int, positions: Sequence[int]) -> None:
+    """Keep only the replicas at ``positions`` of a stacked network (``per`` models each along
+    every parameter's leading axis) and of its optimiser state: how a replica step drops the
+    replicas that have stopped, so they cost nothing more."""
+    idx = replica_rows(per, positions)
+    for p in net.parameters():
+        old = p.shape[0]
+        p.data = p.data.index_select(0, idx.to(p.device)).contiguous()
+        p.grad = None
+        if opt is not None and p in opt.state:
+            st = opt.state[p]
+            for key, v in list(st.items()):
+                if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] == old:
+                    st[key] = v.index_select(0, idx.to(v.device)).contiguous()
+    for sub in net.modules():
+        if isinstance(sub, BatchedLinear):
+            sub.num_models = int(sub.weight.shape[0])
+
+
+@torch.no_grad()
+def copy_optimizer_state(src_opt: torch.optim.Optimizer, src: nn.Module, dst_opt: torch.optim.Optimizer, dst: nn.Module,
+                         pos: int) -> None:
+    """Replica ``pos``'s slice of the optimiser state of a stacked network ``src`` into the
+    optimiser of its own network ``dst`` (so a written-back model is as a single fit leaves it)."""
+    sp = dict(src.named_parameters())
+    for name, p in dst.named_parameters():
+        q = sp[name]
+        if q not in src_opt.state:
+            continue
+        sl = replica_slice(p.shape[0], pos)
+        state = {}
+        for key, v in src_opt.state[q].items():
+            if isinstance(v, torch.Tensor):
+                v = v[sl] if v.dim() >= 1 and v.shape[0] == q.shape[0] else v
+                v = v.detach().to(p.device).clone()
+            state[key] = v
+        dst_opt.state[p] = state

@@ -57,7 +57,7 @@ from ..components.teachers import LogisticTeachers
 from ..implementations.synthcity import Synthcity, SynthcityConfig
 from .loop import ReplicaStep, release_votes, run_pate_replicas
 from .neural import replica_votes, stack_teachers
-from .stack import solver_replicas, replica_slice, shape_signature, unstack_into
+from .stack import copy_optimizer_state, keep_replicas, solver_replicas, replica_slice, shape_signature, unstack_into
 
 __all__ = ["SynthcityStep", "StackedNet", "clip_per_replica", "supports", "run"]
 
@@ -139,41 +139,6 @@ def _gumbel_softmax(logits: torch.Tensor, u: torch.Tensor, tau: float) -> torch.
     exp_draw = -torch.log(u.clamp_min(1e-20))
     gumbel = -torch.log(exp_draw.clamp_min(1e-20))
     return torch.softmax((logits + gumbel) / tau, dim=-1)
-
-
-@torch.no_grad()
-def _keep_models(net: nn.Module, opt: torch.optim.Optimizer, per: int, positions: Sequence[int]) -> None:
-    """Keep only the replicas at ``positions`` of a stacked ``BatchedLinear`` network of ``per``
-    models per replica, and of its optimiser state."""
-    idx = torch.cat([torch.arange(p * per, (p + 1) * per) for p in positions])
-    for p in net.parameters():
-        old = p.shape[0]
-        p.data = p.data.index_select(0, idx.to(p.device)).contiguous()
-        p.grad = None
-        for key, v in list(opt.state.get(p, {}).items()):
-            if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] == old:
-                opt.state[p][key] = v.index_select(0, idx.to(v.device)).contiguous()
-    for sub in net.modules():
-        if isinstance(sub, BatchedLinear):
-            sub.num_models = int(sub.weight.shape[0])
-
-
-@torch.no_grad()
-def _copy_module_state(src_opt: torch.optim.Optimizer, src: nn.Module, dst_opt: torch.optim.Optimizer, dst: nn.Module, pos: int) -> None:
-    """Replica ``pos``'s slice of the optimiser state of a stacked network into ``dst_opt``."""
-    sp = dict(src.named_parameters())
-    for name, p in dst.named_parameters():
-        q = sp[name]
-        if q not in src_opt.state:
-            continue
-        sl = replica_slice(p.shape[0], pos)
-        state = {}
-        for key, v in src_opt.state[q].items():
-            if isinstance(v, torch.Tensor):
-                v = v[sl] if v.dim() >= 1 and v.shape[0] == q.shape[0] else v
-                v = v.detach().to(p.device).clone()
-            state[key] = v
-        dst_opt.state[p] = state
 
 
 class SynthcityStep(ReplicaStep):
@@ -276,7 +241,7 @@ class SynthcityStep(ReplicaStep):
                 self.teachers.fit = LogisticFit(coef=f.coef[rows], intercept=f.intercept[rows], n_iter=f.n_iter[rows],
                                                 converged=f.converged[rows], n_cg=f.n_cg)
         else:
-            _keep_models(self.teachers.net, self.teachers.optimizer, self.k, keep)
+            keep_replicas(self.teachers.net, self.teachers.optimizer, self.k, keep)
         self.teachers.num_teachers = len(keep) * self.k
         self.X = self.X[pos.to(self.device)]
         self.cond = self.cond[pos.to(self.device)]
@@ -565,7 +530,7 @@ class SynthcityStep(ReplicaStep):
         self.student.write_back(pos, m.student, m.opt_student)
         if not self.logistic:
             unstack_into(self.teachers.net, m.teachers.net, pos)
-            _copy_module_state(self.teachers.optimizer, self.teachers.net, m.teachers.optimizer, m.teachers.net, pos)
+            copy_optimizer_state(self.teachers.optimizer, self.teachers.net, m.teachers.optimizer, m.teachers.net, pos)
             return
         f = self.teachers.fit
         if f is not None:

@@ -40,7 +40,7 @@ from ..components.networks import BatchedLinear, adam
 from ..components.teachers import LogisticTeachers, NeuralTeachers
 from ..implementations.updated import WEIGHT_CLIP, Updated, UpdatedConfig
 from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
-from .stack import solver_replicas, replica_slice, shape_signature, stack_draws, stack_modules, unstack_into
+from .stack import copy_optimizer_state, keep_replicas, replica_rows, solver_replicas, replica_slice, shape_signature, stack_draws, stack_modules, unstack_into
 
 __all__ = ["UpdatedStep", "supports", "run"]
 
@@ -59,50 +59,6 @@ def _like(opt: torch.optim.Optimizer, params) -> torch.optim.Optimizer:
     if isinstance(opt, torch.optim.Adam):
         return adam(params, lr=g["lr"], betas=g["betas"], weight_decay=g["weight_decay"])
     raise TypeError(f"no batched counterpart for optimiser {type(opt).__name__}")  # pragma: no cover
-
-
-def _rows(per: int, positions: Sequence[int]) -> torch.Tensor:
-    """Stack rows of the replicas at ``positions`` along an axis of ``per`` models each."""
-    return torch.cat([torch.arange(p * per, (p + 1) * per) for p in positions])
-
-
-@torch.no_grad()
-def _keep_rows(net: nn.Module, opt: torch.optim.Optimizer | None, per: int, positions: Sequence[int]) -> None:
-    """Keep only the replicas at ``positions`` in a stacked network and its optimiser state."""
-    for p in net.parameters():
-        idx = _rows(per, positions).to(p.device)
-        old = p.shape[0]
-        p.data = p.data.index_select(0, idx).contiguous()
-        p.grad = None
-        if opt is not None and p in opt.state:
-            st = opt.state[p]
-            for key, v in list(st.items()):
-                if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] == old:
-                    st[key] = v.index_select(0, idx).contiguous()
-    for sub in net.modules():
-        if isinstance(sub, BatchedLinear):
-            sub.num_models = int(sub.weight.shape[0])
-
-
-@torch.no_grad()
-def _copy_state(src_opt: torch.optim.Optimizer, src: nn.Module, dst_opt: torch.optim.Optimizer, dst: nn.Module, pos: int) -> None:
-    """Copy replica ``pos``'s slice of the optimiser state of a stacked network into the
-    optimiser of its own network (so a written-back model is as a single fit leaves it)."""
-    sp = dict(src.named_parameters())
-    for name, p in dst.named_parameters():
-        q = sp[name]
-        if q not in src_opt.state:
-            continue
-        sl = replica_slice(p.shape[0], pos)
-        out = {}
-        for key, v in src_opt.state[q].items():
-            if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] == q.shape[0]:
-                out[key] = v[sl].detach().to(p.device).clone()
-            elif isinstance(v, torch.Tensor):
-                out[key] = v.detach().to(p.device).clone()
-            else:
-                out[key] = v
-        dst_opt.state[p] = out
 
 
 class UpdatedStep(ReplicaStep):
@@ -161,10 +117,10 @@ class UpdatedStep(ReplicaStep):
         if len(keep) == len(self.live):
             return
         k = self.k
-        _keep_rows(self.gen_net, self.opt_generator, 1, keep)
-        _keep_rows(self.student, self.opt_student, 1, keep)
+        keep_replicas(self.gen_net, self.opt_generator, 1, keep)
+        keep_replicas(self.student, self.opt_student, 1, keep)
         if self.logistic:
-            idx = _rows(k, keep)
+            idx = replica_rows(k, keep)
             self.real = self.real[idx]
             self.block_rows = self.block_rows[torch.as_tensor(keep)]
             f = self.teachers.fit
@@ -172,7 +128,7 @@ class UpdatedStep(ReplicaStep):
                 self.teachers.fit = LogisticFit(coef=f.coef[idx], intercept=f.intercept[idx], n_iter=f.n_iter[idx],
                                                 converged=f.converged[idx], n_cg=f.n_cg)
         else:
-            _keep_rows(self.teachers.net, self.teachers.optimizer, k, keep)
+            keep_replicas(self.teachers.net, self.teachers.optimizer, k, keep)
         self.teachers.num_teachers = len(keep) * k
         self.live = [self.live[pos] for pos in keep]
 
@@ -265,8 +221,8 @@ class UpdatedStep(ReplicaStep):
         m = self.models[r]
         unstack_into(self.gen_net, m.gen_net, pos)
         unstack_into(self.student, m.student, pos)
-        _copy_state(self.opt_generator, self.gen_net, m.opt_generator, m.gen_net, pos)
-        _copy_state(self.opt_student, self.student, m.opt_student, m.student, pos)
+        copy_optimizer_state(self.opt_generator, self.gen_net, m.opt_generator, m.gen_net, pos)
+        copy_optimizer_state(self.opt_student, self.student, m.opt_student, m.student, pos)
         sl = replica_slice(self.k, pos)
         if self.logistic:
             f = self.teachers.fit
@@ -275,7 +231,7 @@ class UpdatedStep(ReplicaStep):
                                              converged=f.converged[sl].clone(), n_cg=f.n_cg)
         else:
             unstack_into(self.teachers.net, m.teachers.net, pos)
-            _copy_state(self.teachers.optimizer, self.teachers.net, m.teachers.optimizer, m.teachers.net, pos)
+            copy_optimizer_state(self.teachers.optimizer, self.teachers.net, m.teachers.optimizer, m.teachers.net, pos)
 
 
 def supports(config) -> bool:

@@ -182,8 +182,9 @@ class SynthcityStep(ReplicaStep):
         # teachers stay on the CPU: the logistic solver and NeuralTeachers' passes are NumPy BLAS
         if self.logistic:
             t0 = m0.teachers
+            n_fit = min(self.B, m0.X_.shape[0] // self.k) if cfg.harness else m0.X_.shape[0] // self.k
             self.teachers = LogisticTeachers(len(models) * self.k, C=t0.C, warm_start=t0.warm_start,
-                                             group=self.k * solver_replicas())
+                                             group=self.k * solver_replicas(k=self.k, rows=2 * n_fit, width=self.D))
         else:
             self.teachers = stack_teachers([m.teachers for m in models])
         # data, padded to the largest table: encoded rows, fixed conditional vectors, and the

@@ -81,8 +81,9 @@ class UpdatedStep(ReplicaStep):
         # passes are NumPy BLAS calls
         if self.logistic:
             t0 = m0.teachers
+            rows = 2 * int(m0._block_table.shape[1])  # real and generated rows per teacher
             self.teachers = LogisticTeachers(len(models) * self.k, C=t0.C, warm_start=t0.warm_start,
-                                             group=self.k * solver_replicas())
+                                             group=self.k * solver_replicas(k=self.k, rows=rows, width=self.d))
             self.block_rows = torch.stack([m._block_table for m in models])  # [R, k, m]
             self.real = torch.cat([m.X_[m._block_table] for m in models])  # [R·k, m, d]
         else:

@@ -111,3 +111,12 @@ def test_audit_all_has_one_row_per_preset():
     verdicts = dict(zip(df["preset"], df["verdict"]))
     assert verdicts["updated"] == "under-charges" and verdicts["corrected"] == "sound"
     assert {"eps_lo", "eps_exact", "eps_accountant_pure", "moment_factor", "verdict"} <= set(df.columns)
+
+
+def test_summary_table_has_one_row_per_preset_and_the_verdict():
+    from pategan_audit.auditing.mechanism import SUMMARY_COLUMNS, audit_all, summary_table
+
+    table = summary_table(audit_all(queries=10**4, presets=("updated", "corrected")))
+    assert list(table.index) == ["updated", "corrected"]
+    assert list(table.columns) == list(SUMMARY_COLUMNS.values())[1:]
+    assert table.loc["updated", "verdict"] == "under-charges" and table.loc["corrected", "verdict"] == "sound"

@@ -335,3 +335,19 @@ def audit_all(
     rows = [audit_aggregator(p, k=k, n1=n1, lam=lam, queries=queries, seed=seed, alpha=alpha, delta=delta)
             for p in presets]
     return pd.DataFrame(rows)
+
+
+#: Columns of :func:`summary_table`: what a reader compares (measured, exact, charged, verdict).
+SUMMARY_COLUMNS = {
+    "preset": "preset", "mechanism": "mechanism", "lam": "λ", "scale": "noise scale",
+    "eps_lo": "ε per query, measured (lower CI)", "eps_exact": "ε per query, exact (this pair)",
+    "eps_exact_worst_pair": "ε per query, exact (worst pair)", "eps_accountant_pure": "accountant's 2λ",
+    "moment_factor_all_votes": "true / charged moment (max)", "eps_hat_one_query": "accountant's ε̂ after 1 query",
+    "delta_true_at_eps_hat": "true δ at that ε̂", "verdict": "verdict", "certified": "refuted by measurement alone",
+}
+
+
+def summary_table(audit: pd.DataFrame) -> pd.DataFrame:
+    """The reader's view of :func:`audit_all`: one row per preset, the columns of
+    :data:`SUMMARY_COLUMNS` renamed for a page."""
+    return audit[list(SUMMARY_COLUMNS)].rename(columns=SUMMARY_COLUMNS).set_index("preset")

@@ -10,7 +10,6 @@ Everything discrete (rows, votes, noise, labels, accountant, iterations) must be
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from pategan_audit.implementations import create, fit_many

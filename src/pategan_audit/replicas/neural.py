@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..components.generators import ResidualLayerNormGenerator
-from ..components.networks import BatchedMLP, adam
+from ..components.networks import adam
 from ..components.teachers import NeuralTeachers
 from ..implementations.neural_loop import NeuralPateGenerator
 from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas

@@ -51,13 +51,13 @@ from torch import nn
 
 from ..components.generators import ResidualConcatGenerator
 from ..components.logistic import LogisticFit
-from ..components.networks import BatchedLinear, adam
+from ..components.networks import adam
 from ..components.partition import permutation_blocks
 from ..components.teachers import LogisticTeachers
 from ..implementations.synthcity import Synthcity, SynthcityConfig
 from .loop import ReplicaStep, release_votes, run_pate_replicas
 from .neural import replica_votes, stack_teachers
-from .stack import copy_optimizer_state, keep_replicas, solver_replicas, replica_slice, shape_signature, unstack_into
+from .stack import copy_optimizer_state, keep_replicas, solver_replicas, shape_signature, unstack_into
 
 __all__ = ["SynthcityStep", "StackedNet", "clip_per_replica", "supports", "run"]
 

@@ -32,11 +32,10 @@ from typing import Sequence
 
 import numpy as np
 import torch
-from torch import nn
 
 from ..components.generators import TF1RMSProp
 from ..components.logistic import LogisticFit
-from ..components.networks import BatchedLinear, adam
+from ..components.networks import adam
 from ..components.teachers import LogisticTeachers, NeuralTeachers
 from ..implementations.updated import WEIGHT_CLIP, Updated, UpdatedConfig
 from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas

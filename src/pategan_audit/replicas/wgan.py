@@ -124,7 +124,7 @@ def critic_grads(D: StackedMlp, x2: torch.Tensor, x_hat: torch.Tensor, y_hat: to
     which are locally constant, so the penalty's weight gradients follow by the chain rule
     through three products (what autograd's double backward computes, with fewer kernels).
     Returns gradients in the order of ``D.parameters()`` (weights, then biases)."""
-    (W1, W2, W3), (b1, b2, b3) = list(D.weight), list(D.bias)
+    (W1, W2, W3), (b1, b2, _) = list(D.weight), list(D.bias)  # b3 does not enter any gradient
     R, n2, _ = x2.shape
     B, d = x_hat.shape[1], x_hat.shape[2]
     # WGAN term on the 2B real/fake rows
@@ -199,7 +199,7 @@ def run(models: Sequence[WganGenerator], frames: Sequence[pd.DataFrame], label: 
 
 def _run_group(models: list[WganGenerator], device: torch.device, on_done: Callable[[int], None] | None) -> None:
     R, m0 = len(models), models[0]
-    N, d = int(m0.X_.shape[0]), int(m0.X_.shape[1])
+    N = int(m0.X_.shape[0])
     k, B, zd, T = m0.num_teachers_, m0.batch_size_, m0.z_dim_, m0.max_iter_
     sigma, gp = m0.sigma_, m0.gp_weight_
     cond = m0.cond_ is not None

@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: install test test-fast book book-smoke browser-test benchmarks archives clean-book
+.PHONY: install lint test test-fast book book-smoke browser-test benchmarks archives clean-book
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,7 +16,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks notebooks
+
 test: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks notebooks
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 test-fast: $(STAMP)

@@ -30,6 +30,13 @@ n_jobs: int = 2  # parallel workers (unused here: nothing is trained beyond one 
 results_dir: str = "results"  # tables and figures are also written to <results_dir>/implementations/
 num_teachers_compare: int = 5  # k for the per-query accountant comparison
 
+# %% tags=["remove-cell"]
+# Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
+# name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
+from pategan_audit.params import validate_notebook_parameters
+
+validate_notebook_parameters(globals(), section="implementations")
+
 # %% tags=["hide-input"]
 import warnings
 
@@ -239,8 +246,8 @@ sec.table(pd.DataFrame(sig).set_index("formula"), "gaussian_sigma")
 
 # %% tags=["hide-input"]
 _ref7 = {"N": "N (ours)", "d": "d (ours)", "imbalance": "imbalance (ours)"}
-sec.scorecard([
+_ = sec.scorecard([  # the assignment keeps the returned rows from being displayed
     {"table": "table7", "row": ds_name, "column": col, "ours": float(t7.loc[ds_name, ours_col]),
      "runs": "no training (bundled data)"}
     for ds_name in t7.index for col, ours_col in _ref7.items()
-]);
+])

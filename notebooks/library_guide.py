@@ -27,6 +27,13 @@ profile: str = "book"  # unused beyond the caption: every example here is tiny
 seed: int = 0  # seed of every example
 results_dir: str = "results"  # unused (this page writes nothing)
 
+# %% tags=["remove-cell"]
+# Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
+# name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
+from pategan_audit.params import validate_notebook_parameters
+
+validate_notebook_parameters(globals(), section="library_guide")
+
 # %%
 import warnings
 

@@ -35,6 +35,13 @@ profile: str = "book"  # profile the section pages were built with (for the capt
 seed: int = 0  # unused: nothing random happens on this page
 results_dir: str = "results"  # where the section notebooks wrote their scorecard.csv files
 
+# %% tags=["remove-cell"]
+# Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
+# name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
+from pategan_audit.params import validate_notebook_parameters
+
+validate_notebook_parameters(globals(), section="scorecard")
+
 # %% tags=["hide-input"]
 from pathlib import Path
 

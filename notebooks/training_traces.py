@@ -30,9 +30,15 @@ n_jobs: int = 2  # parallel workers for independent trainings
 results_dir: str = "results"  # tables and figures are also written to <results_dir>/training_traces/
 loss_definition: str = "paper"  # Figs. 3/11 orange line: "paper" (others on teacher 0's subset) or "notebook" (each on its own)
 
+# %% tags=["remove-cell"]
+# Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
+# name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
+from pategan_audit.params import validate_notebook_parameters
+
+validate_notebook_parameters(globals(), section="training_traces")
+
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 from myst_nb import glue

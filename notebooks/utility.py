@@ -41,6 +41,13 @@ datasets: list = []  # Table 4 rows to run; empty means the profile's: Cervical 
 implementations: list = ["original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected"]  # "corrected" is ours
 dask_scheduler: str = ""  # address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786; empty: local joblib workers
 
+# %% tags=["remove-cell"]
+# Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
+# name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
+from pategan_audit.params import validate_notebook_parameters
+
+validate_notebook_parameters(globals(), section="utility")
+
 # %% tags=["hide-input"]
 import time
 import warnings
@@ -511,7 +518,10 @@ else:
     display(Markdown("**Table 12.** " + sec.caption(
         f"Mean best-of-n AUROC with default (D) and [49]'s (P) hyperparameters, ε = 1, datasets {', '.join(hyp_ds)}; "
         "last row: AUROC-Δ (%) of P against D", runs12)))
-    glue("t12_mean_ours", f"{delta12.mean():.2f} %", display=False)
+    note12 = T.delta_undefined_note(Pm, D, reference_name="D")
+    if note12:
+        display(Markdown(f"*{note12}*"))
+    glue("t12_mean_ours", T.mean_delta_text(delta12), display=False)
     glue("t12_mean_paper", f"{paper12.loc['auroc_delta_pct'].xs('P', level=1).mean():.2f} %", display=False)
     card(T.scorecard_rows(Pm, table="table12", runs=runs12, column_suffix=" P")
          + T.scorecard_rows(D, table="table12", runs=runs_main, column_suffix=" D"))

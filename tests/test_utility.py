@@ -285,6 +285,41 @@ def test_auroc_delta_rejects_a_reference_at_the_baseline():
         U.mean_auroc_delta(observed=[0.6], reference=[0.7, 0.8])
 
 
+def test_auroc_delta_undefined_entries_are_nan_on_request():
+    # a drop from a reference no better than chance has no B.10 value: NaN there, the rest unchanged
+    got = U.auroc_delta(observed=[0.40, 0.6, 0.55], reference=[0.48, 0.8, 0.48], undefined="nan")
+    assert np.isnan(got[0]) and got[1] == pytest.approx(-2 / 3) and got[2] == pytest.approx(0.07 / 0.48)
+    assert np.isnan(U.auroc_delta(observed=0.4, reference=0.5, undefined="nan"))
+    assert U.auroc_delta_undefined(observed=[0.40, 0.6, 0.55, np.nan], reference=[0.48, 0.8, 0.48, 0.4]).tolist() == [
+        True, False, False, False]
+    # the mean over datasets is NaN rather than a mean over fewer datasets
+    assert np.isnan(U.mean_auroc_delta(observed=[0.40, 0.6], reference=[0.48, 0.8], undefined="nan"))
+    with pytest.raises(ValueError, match="undefined='nan'"):
+        U.mean_auroc_delta(observed=[0.40, 0.6], reference=[0.48, 0.8])
+    with pytest.raises(ValueError, match="'raise' or 'nan'"):
+        U.auroc_delta(observed=0.6, reference=0.8, undefined="skip")
+
+
+def test_table12_delta_row_with_a_reference_below_chance():
+    """Smoke-profile Table 12 (seed 1): an implementation's D column falls below 0.5 and its P
+    column below that. The Δ row gives NaN for it, a note says why, the text mean says over what."""
+    from pategan_audit.utility import tables as T
+
+    idx = ["cervical_cancer", "epileptic_seizure"]
+    D = pd.DataFrame({"original": [0.48, 0.70], "updated": [0.60, 0.65]}, index=idx)
+    P = pd.DataFrame({"original": [0.45, 0.60], "updated": [0.55, 0.70]}, index=idx)
+    delta = T.delta_row(P, D)
+    assert np.isnan(delta["original"])
+    assert delta["updated"] == pytest.approx(100 * np.mean([-0.05 / 0.10, 0.05 / 0.65]))
+    note = T.delta_undefined_note(P, D, reference_name="D")
+    assert "original on cervical_cancer (0.4500 against D 0.4800)" in note and "updated" not in note
+    assert T.delta_undefined_note(D, D, reference_name="D") == ""
+    assert T.mean_delta_text(delta) == f"{delta['updated']:.2f} % (mean over the 1 of 2 where it is defined)"
+    assert T.mean_delta_text(delta.dropna()) == f"{delta['updated']:.2f} %"
+    assert T.mean_delta_text(delta * np.nan) == "not defined"
+    assert np.isnan(T.pairwise_delta_pct(P, D["original"]))
+
+
 def test_dpgan_count_is_13_of_24():
     # B.9: DPGAN AUROC of [49] Table 2; 13 of the 24 Table 4 entries lie strictly above it
     t4 = pd.DataFrame(TABLE4, index=["credit", "cervical_cancer", "isolet", "epileptic_seizure"])

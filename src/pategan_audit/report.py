@@ -25,22 +25,13 @@ PROFILES = ("smoke", "book", "large", "paper")
 
 
 def coerce_parameters(*, profile: Any, eps: Any, seed: Any) -> tuple[str, float, int]:
-    """Papermill passes ``-p`` values typed as written (``-p eps 1`` is an int): coerce and
-    check them, with errors that say how to fix the call."""
-    profile = str(profile)
-    if profile not in PROFILES:
-        raise ValueError(f"profile must be one of {PROFILES}, got {profile!r} (e.g. -p profile smoke)")
-    try:
-        eps = float(eps)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"eps must be a number, got {eps!r} (e.g. -p eps 1)") from exc
-    if not eps > 0:
-        raise ValueError(f"eps must be > 0, got {eps} (e.g. -p eps 1)")
-    try:
-        seed = int(seed)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"seed must be an integer, got {seed!r} (e.g. -p seed 0)") from exc
-    return profile, eps, seed
+    """Papermill passes ``-p`` values typed as written (``-p eps 1`` is an int): check and
+    normalise them with the rules of :mod:`pategan_audit.params` (a seed of 1.5 is an error,
+    not 1), with errors that say how to fix the call."""
+    from .params import RULES, _choice
+
+    profile = _choice("profile", profile, PROFILES)
+    return profile, RULES["eps"]("eps", eps, None), RULES["seed"]("seed", seed, None)
 
 
 class Section:

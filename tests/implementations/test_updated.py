@@ -52,8 +52,8 @@ def test_v15_scale_lambda_labels_are_the_majority(toy):
     np.testing.assert_array_equal(labels, (votes > 1.5).astype(int))
     assert np.abs(np.concatenate(m.trace.noise)).max() < 0.1
     inverse = fit(toy, max_iter=4, laplace_scale_convention="inverse_lambda")
-    v, l = np.concatenate(inverse.trace.votes), np.concatenate(inverse.trace.labels)
-    assert 0.3 < np.mean(l != (v > 1.5)) < 0.7  # noise of scale 1000: near coin flips
+    v, lab = np.concatenate(inverse.trace.votes), np.concatenate(inverse.trace.labels)
+    assert 0.3 < np.mean(lab != (v > 1.5)) < 0.7  # noise of scale 1000: near coin flips
 
 
 def test_b1_logistic_teachers_are_new_every_iteration(toy):

@@ -5,7 +5,7 @@
 ``aggregate`` — best-of-n, mean ± SE, AUROC-Δ, DPGAN count;
 ``profiles`` — the smoke / book / paper profiles and one builder per table or figure.
 """
-from .aggregate import CELL_KEYS, auroc_delta, best_of_n, best_per_classifier, dpgan_count, mean_auroc_delta, mean_se, setting_a_scores
+from .aggregate import CELL_KEYS, auroc_delta, auroc_delta_undefined, best_of_n, best_per_classifier, dpgan_count, mean_auroc_delta, mean_se, setting_a_scores
 from .cells import PAPER_TRAIN_SIZES, SettingACell, UtilityCell, derive_seed, teacher_count, teacher_ratio, to_training_dtypes, variant_label
 from .profiles import (
     EPSILON_GRID,
@@ -29,7 +29,7 @@ from .run import COLUMNS, cell_id, evaluate_cell, evaluate_setting_a, load_datas
 __all__ = [
     "CELL_KEYS", "COLUMNS", "cell_id", "EPSILON_GRID", "MAIN_EPSILON", "PAPER_IMPLEMENTATIONS", "PAPER_TRAIN_SIZES",
     "TEACHER_SWEEP_IMPLEMENTATIONS", "UTILITY_PROFILES", "SettingACell", "UtilityCell", "UtilityProfile",
-    "auroc_delta", "best_of_n", "best_per_classifier", "conditional_cells", "derive_seed", "dpgan_count",
+    "auroc_delta", "auroc_delta_undefined", "best_of_n", "best_per_classifier", "conditional_cells", "derive_seed", "dpgan_count",
     "epsilon_sweep_cells", "evaluate_cell", "evaluate_setting_a", "get_profile", "hyperparameter_cells",
     "load_dataset", "main_cells", "mean_auroc_delta", "mean_se", "mnist_cells", "resolve_teachers", "run_cell",
     "run_cells", "setting_a_cells", "setting_a_scores", "teacher_count", "teacher_ratio", "teacher_sweep_cells",

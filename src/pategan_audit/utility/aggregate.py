@@ -24,6 +24,7 @@ __all__ = [
     "mean_se",
     "setting_a_scores",
     "auroc_delta",
+    "auroc_delta_undefined",
     "mean_auroc_delta",
     "dpgan_count",
 ]
@@ -104,28 +105,44 @@ def setting_a_scores(df: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def auroc_delta(*, observed, reference):
+def auroc_delta(*, observed, reference, undefined: str = "raise"):
     """AUROC-Δ of §5 / App. C as the paper computes it (protocols spec B.10, verified):
 
     * observed < reference: (observed - reference) / (reference - 0.5)  (drop against the 0.5 baseline);
     * observed >= reference: (observed - reference) / reference          (gain relative to reference).
 
-    Works elementwise on arrays; returns a fraction (multiply by 100 for %).
+    Works elementwise on arrays; returns a fraction (multiply by 100 for %). The drop is not
+    defined where the reference is no better than chance (reference <= 0.5), nor anything for a
+    reference <= 0: ``undefined="raise"`` (default) raises there, ``undefined="nan"`` gives NaN
+    for those entries. A reduced profile can give a reference <= 0.5 (Table 12 measures P
+    against our own D column, which at the ``smoke`` profile can fall below chance).
     """
+    if undefined not in ("raise", "nan"):
+        raise ValueError(f"undefined must be 'raise' or 'nan', got {undefined!r}")
     x = np.asarray(observed, dtype=float)
     r = np.asarray(reference, dtype=float)
     drop = x < r
-    if np.any(drop & (r <= 0.5)) or np.any(r <= 0):
+    bad = auroc_delta_undefined(observed=x, reference=r)
+    if undefined == "raise" and np.any(bad):
         raise ValueError("AUROC-delta needs reference > 0.5 wherever observed < reference (the drop is measured "
-                         "against the 0.5 baseline, B.10)")
+                         "against the 0.5 baseline, B.10); pass undefined='nan' to get NaN there")
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(drop, (x - r) / (r - 0.5), (x - r) / r)
+        out = np.where(bad, np.nan, np.where(drop, (x - r) / (r - 0.5), (x - r) / r))
     return float(out) if out.ndim == 0 else out
 
 
-def mean_auroc_delta(*, observed: Sequence[float], reference: Sequence[float]) -> float:
+def auroc_delta_undefined(*, observed, reference):
+    """Elementwise mask of the entries where :func:`auroc_delta` is not defined (a drop from a
+    reference <= 0.5, or a reference <= 0); NaN observations or references are not flagged."""
+    x = np.asarray(observed, dtype=float)
+    r = np.asarray(reference, dtype=float)
+    return ((x < r) & (r <= 0.5)) | (r <= 0)
+
+
+def mean_auroc_delta(*, observed: Sequence[float], reference: Sequence[float], undefined: str = "raise") -> float:
     """Table entry of Tables 1, 6, 12: the plain mean of :func:`auroc_delta` over datasets
-    (missing observations are skipped)."""
+    (missing observations are skipped). With ``undefined="nan"`` a dataset whose Δ is not
+    defined makes the mean NaN: a mean over fewer datasets would not be the table's statistic."""
     x = np.asarray(observed, dtype=float)
     r = np.asarray(reference, dtype=float)
     if x.shape != r.shape or x.ndim != 1 or len(x) == 0:
@@ -133,7 +150,7 @@ def mean_auroc_delta(*, observed: Sequence[float], reference: Sequence[float]) -
     keep = ~np.isnan(x)
     if not keep.any():
         return float("nan")
-    return float(np.mean(auroc_delta(observed=x[keep], reference=r[keep])))
+    return float(np.mean(auroc_delta(observed=x[keep], reference=r[keep], undefined=undefined)))
 
 
 def dpgan_count(table4: pd.DataFrame, *, dpgan: Mapping[str, float]) -> int:

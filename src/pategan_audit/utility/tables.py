@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .aggregate import auroc_delta, best_of_n, best_per_classifier, mean_auroc_delta
+from .aggregate import auroc_delta, auroc_delta_undefined, best_of_n, best_per_classifier, mean_auroc_delta
 from .cells import SettingACell, UtilityCell
 
 __all__ = [
@@ -21,6 +21,8 @@ __all__ = [
     "classifier_by_implementation",
     "side_by_side",
     "delta_row",
+    "delta_undefined_note",
+    "mean_delta_text",
     "pairwise_delta_pct",
     "runs_text",
     "scorecard_rows",
@@ -75,7 +77,8 @@ def delta_row(table: pd.DataFrame, reference: pd.Series | pd.DataFrame) -> pd.Se
 
     ``reference`` is a Series indexed like the rows (Tables 1, 6: [49]'s values) or a frame
     shaped like ``table`` (Table 12: the D column of each implementation). Rows with no
-    observation are skipped.
+    observation are skipped; a column with a row where Δ is not defined (a drop from a
+    reference <= 0.5, see :func:`auroc_delta`) is NaN, and :func:`delta_undefined_note` says why.
     """
     out = {}
     for col in table.columns:
@@ -85,18 +88,46 @@ def delta_row(table: pd.DataFrame, reference: pd.Series | pd.DataFrame) -> pd.Se
         if not keep.any():
             out[col] = np.nan
             continue
-        out[col] = 100 * mean_auroc_delta(observed=table[col][keep].to_numpy(), reference=ref[keep].to_numpy())
+        out[col] = 100 * mean_auroc_delta(observed=table[col][keep].to_numpy(), reference=ref[keep].to_numpy(),
+                                          undefined="nan")
     return pd.Series(out, name="auroc_delta_pct")
 
 
+def delta_undefined_note(table: pd.DataFrame, reference: pd.Series | pd.DataFrame, *, reference_name: str = "reference") -> str:
+    """Why :func:`delta_row` left a column NaN: one line per (row, column) whose Δ is not
+    defined, or ``""`` when every Δ is defined. ``reference`` as in :func:`delta_row`."""
+    entries = []
+    for col in table.columns:
+        ref = (reference[col] if isinstance(reference, pd.DataFrame) else reference).reindex(table.index)
+        mask = auroc_delta_undefined(observed=table[col].to_numpy(), reference=ref.to_numpy())
+        for row, x, r in zip(table.index[mask], table[col][mask], ref[mask]):
+            entries.append(f"{col} on {row} ({x:.4f} against {reference_name} {r:.4f})")
+    if not entries:
+        return ""
+    return ("AUROC-Δ is not defined, hence NaN, where the value drops below a "
+            f"{reference_name} that is itself no better than chance (≤ 0.5; the drop is measured against the 0.5 "
+            "baseline, B.10): " + "; ".join(entries) + ".")
+
+
 def pairwise_delta_pct(table: pd.DataFrame, reference: pd.Series) -> float:
-    """The "40.15 % on average" of §5: mean of Δ over all (dataset, implementation) pairs."""
+    """The "40.15 % on average" of §5: mean of Δ over all (dataset, implementation) pairs (NaN
+    when the Δ of a pair is not defined, see :func:`auroc_delta`)."""
     vals = []
     for col in table.columns:
         for row, x in table[col].items():
             if pd.notna(x) and pd.notna(reference.get(row)):
-                vals.append(auroc_delta(observed=x, reference=reference[row]))
+                vals.append(auroc_delta(observed=x, reference=reference[row], undefined="nan"))
     return 100 * float(np.mean(vals)) if vals else float("nan")
+
+
+def mean_delta_text(deltas: pd.Series) -> str:
+    """Mean of a :func:`delta_row` in % for the text, saying over how many columns it is taken
+    when some are NaN (not defined or not run), e.g. ``"-12.34 %"`` or ``"-12.34 % (mean over 5 of 6)"``."""
+    defined = deltas.dropna()
+    if defined.empty:
+        return "not defined"
+    text = f"{defined.mean():.2f} %"
+    return text if len(defined) == len(deltas) else f"{text} (mean over the {len(defined)} of {len(deltas)} where it is defined)"
 
 
 def runs_text(cells: Sequence[UtilityCell | SettingACell]) -> str:

@@ -339,7 +339,7 @@ def audit_all(
 
 #: Columns of :func:`summary_table`: what a reader compares (measured, exact, charged, verdict).
 SUMMARY_COLUMNS = {
-    "preset": "preset", "mechanism": "mechanism", "lam": "λ", "scale": "noise scale",
+    "preset": "preset", "mechanism": "mechanism", "lam": "λ",
     "eps_lo": "ε per query, measured (lower CI)", "eps_exact": "ε per query, exact (this pair)",
     "eps_exact_worst_pair": "ε per query, exact (worst pair)", "eps_accountant_pure": "accountant's 2λ",
     "moment_factor_all_votes": "true / charged moment (max)", "eps_hat_one_query": "accountant's ε̂ after 1 query",
@@ -350,4 +350,7 @@ SUMMARY_COLUMNS = {
 def summary_table(audit: pd.DataFrame) -> pd.DataFrame:
     """The reader's view of :func:`audit_all`: one row per preset, the columns of
     :data:`SUMMARY_COLUMNS` renamed for a page."""
-    return audit[list(SUMMARY_COLUMNS)].rename(columns=SUMMARY_COLUMNS).set_index("preset")
+    table = audit[list(SUMMARY_COLUMNS)].rename(columns=SUMMARY_COLUMNS).set_index("preset")
+    numbers = table.select_dtypes("number").columns
+    table[numbers] = table[numbers].map(lambda v: float(f"{v:.4g}") if np.isfinite(v) else v)  # 4 significant digits
+    return table

@@ -20,7 +20,7 @@ import numpy as np
 
 from .settings import PresetFactory
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "uses_fit_many", "split_chunks", "check_chunk_size"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "uses_fit_many", "split_chunks", "check_chunk_size", "split_cached"]
 
 T = TypeVar("T", bound=Hashable)
 
@@ -71,3 +71,17 @@ def split_chunks(groups: Sequence[Sequence[T]], *, chunk_size: int, n_jobs: int)
             chunks.append(group[start:stop])
             start = stop
     return chunks
+
+
+def split_cached(chunk: Sequence[T], lookup) -> tuple[dict, list[T]]:
+    """``({item: cached result}, [items to compute])`` for one chunk: ``lookup(item)`` returns
+    ``(found, result)`` from the per-model cache (so a chunk resumes model by model)."""
+    found: dict = {}
+    missing: list[T] = []
+    for item in chunk:
+        hit, value = lookup(item)
+        if hit:
+            found[item] = value
+        else:
+            missing.append(item)
+    return found, missing

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .. import runner
-from .batching import DEFAULT_CHUNK_SIZE, check_chunk_size, split_chunks, uses_fit_many
+from .batching import DEFAULT_CHUNK_SIZE, check_chunk_size, split_cached, split_chunks, uses_fit_many
 
 __all__ = ["WORLDS", "GameOutputs", "shadow_seed", "describe", "frame_digest", "restore_dtypes", "run_game"]
 
@@ -189,14 +189,7 @@ def _chunk_job(ctx: _Context, chunk: list[tuple[str, int, int]]) -> list[dict]:
     """One chunk of shadow models (``make_generator`` is a PresetFactory): read the cached ones,
     fit the missing ones with one ``fit_many`` call, sample + featurise each, cache each.
     ``seconds`` of a model trained here = the chunk's wall time / the models it trained."""
-    results: dict[tuple[str, int, int], dict] = {}
-    missing = []
-    for item in chunk:
-        found, res = _lookup(ctx, item)
-        if found:
-            results[item] = res
-        else:
-            missing.append(item)
+    results, missing = split_cached(chunk, partial(_lookup, ctx))
     if missing:
         start = time.perf_counter()
         models = ctx.make_generator.fit_many([ctx.data[w] for w, _, _ in missing], [s for _, _, s in missing],

@@ -33,7 +33,7 @@ from scipy.spatial import cKDTree
 from sklearn.metrics import roc_auc_score
 
 from .. import runner
-from .batching import DEFAULT_CHUNK_SIZE, check_chunk_size, split_chunks, uses_fit_many
+from .batching import DEFAULT_CHUNK_SIZE, check_chunk_size, split_cached, split_chunks, uses_fit_many
 from .game import describe, frame_digest
 
 __all__ = ["vulnerability_distances", "rank_candidates", "critic_score", "TargetSelection", "select_target"]
@@ -151,14 +151,7 @@ def _job(ctx: _Ctx, item: tuple[int, str, int, int]) -> float:
 def _chunk_job(ctx: _Ctx, chunk: list[tuple[int, str, int, int]]) -> list[float]:
     """Models of one (candidate, world): cached scores are read, the missing models fitted with
     one ``fit_many`` call (``make_generator`` is a PresetFactory), scored and cached one by one."""
-    scores: dict[tuple[int, str, int, int], float] = {}
-    missing = []
-    for item in chunk:
-        found, value = _lookup(ctx, item)
-        if found:
-            scores[item] = value
-        else:
-            missing.append(item)
+    scores, missing = split_cached(chunk, partial(_lookup, ctx))
     if missing:
         row, world = missing[0][0], missing[0][1]
         if any((r, w) != (row, world) for r, w, _, _ in missing):

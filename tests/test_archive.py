@@ -142,3 +142,11 @@ def test_resumable_archive_saves_each_setting_and_resumes(tmp_path, monkeypatch)
     pd.testing.assert_frame_equal(again.records.iloc[: len(partial)].reset_index(drop=True),
                                   partial.reset_index(drop=True), check_dtype=False)
     assert len(again.records) == len(full.records)
+
+
+@pytest.mark.parametrize("name, rows", [("audit_calibration_large", 3 * 2 * 2), ("audit_querybased_fixed_size_large", 7 * 2)])
+def test_calibration_and_fixed_size_archives_run_at_smoke(tmp_path, monkeypatch, name, rows):
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    a = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
+    assert len(a.records) == rows and a.meta["profile"] == "smoke"
+    assert set(a.records["channel"]) == ({"paper", "fixed_size"} if "calibration" in name else {"fixed_size"})

@@ -24,6 +24,12 @@ the book build never recomputes them. The archives are defined (:data:`ARCHIVES`
 ``audit_querybased_controlled_large``
     The same in the ``controlled`` channel (same synthetic size in both worlds, bounds fixed in
     advance): what the PATE mechanism itself leaks at the paper's scale.
+``audit_querybased_fixed_size_large``
+    The Querybased game with the same synthetic size in both worlds (the size channel closed,
+    bounds still read from the data), seven presets, 1,000 per world; resumable per setting.
+``audit_calibration_large``
+    The calibration lines at 1,000 per world: a generator that releases its data, one that
+    ignores it, and a constant one, in the paper's game and with equal output sizes.
 ``audit_groundhog_large``
     Figure 5b's GroundHog game (Cervical, target 397, the paper's 1,000-iteration cap) for the
     seven presets in the paper and the controlled channel, 1,000 shadow models per world,
@@ -205,6 +211,25 @@ def _audit(attack: str, channels: tuple[str, ...]) -> Callable[..., tuple[pd.Dat
     return run
 
 
+def _calibration(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
+    """The calibration lines of the Querybased game (:func:`~pategan_audit.auditing.audit.run_calibration`):
+    releasing the training data, ignoring it (uniform rows) and a constant output, each in the
+    paper's game (4 vs 5 rows) and with the same size in both worlds."""
+    from .auditing import audit as A
+    from .auditing.profiles import get_profile
+
+    profile = get_profile(profile_name)
+    records = A.run_calibration(profile, n_jobs=n_jobs, backend=backend)
+    n_train, n_valid, n_test = profile.split
+    core = float(records.groupby(["implementation", "channel"])["train_seconds"].first().sum())
+    meta = {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
+            "runs": (f"{profile.n_per_world:,} outputs per world ({n_train}/{n_valid}/{n_test} train/validation/test), "
+                     "3 reference generators x (paper, fixed_size) channel"),
+            "ceiling_clopper_pearson": profile.ceiling("clopper_pearson"),
+            "ceiling_bayesian": profile.ceiling("bayesian"), "core_seconds_measured": core}
+    return records, meta
+
+
 def _audit_querybased(channel: str) -> Callable[..., tuple[pd.DataFrame, dict]]:
     return _audit("querybased", (channel,))
 
@@ -215,9 +240,11 @@ ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, 
     "audit_querybased_large": _audit_querybased("paper"),
     "audit_querybased_controlled_large": _audit_querybased("controlled"),
     "audit_groundhog_large": _audit("groundhog", ("paper", "controlled")),
+    "audit_querybased_fixed_size_large": _audit("querybased", ("fixed_size",)),
+    "audit_calibration_large": _calibration,
 }
 #: archives that save after every setting and resume from what an earlier session saved
-RESUMABLE = ("audit_groundhog_large",)
+RESUMABLE = ("audit_groundhog_large", "audit_querybased_fixed_size_large")
 
 
 def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None, backend: str | None = None,

@@ -177,8 +177,10 @@ def _audit(attack: str, channels: tuple[str, ...]) -> Callable[..., tuple[pd.Dat
         from .auditing.profiles import get_profile
 
         profile = get_profile(profile_name)
-        # cheapest presets first, so that a session that ends mid-run has saved the most settings
-        order = sorted(ALL_PRESETS, key=lambda p: p in ("original", "turing"))
+        # cheapest presets first (measured GroundHog core-s per model, benchmarks/many_models.py),
+        # so that a session that ends mid-run has saved the most settings
+        cost = ("borealis", "corrected", "smartnoise", "updated", "turing", "synthcity", "original")
+        order = sorted(ALL_PRESETS, key=cost.index)
         settings = A.make_settings(profile, attacks=(attack,), implementations=order, channels=channels)
         parts = [done] if done is not None and not done.empty else []
         finished = set() if not parts else set(map(tuple, done[list(SETTING_COLUMNS)].astype(str).to_numpy()))

@@ -14,13 +14,14 @@ by one), keeps one job per model: finer resume and load balance at no cost in sp
 from __future__ import annotations
 
 import math
-from typing import Any, Hashable, Sequence, TypeVar
+from typing import Any, Callable, Hashable, Sequence, TypeVar
 
 import numpy as np
 
+from .. import runner
 from .settings import PresetFactory
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "uses_fit_many", "split_chunks", "check_chunk_size", "split_cached"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "uses_fit_many", "split_chunks", "check_chunk_size", "run_in_chunks"]
 
 T = TypeVar("T", bound=Hashable)
 
@@ -73,15 +74,28 @@ def split_chunks(groups: Sequence[Sequence[T]], *, chunk_size: int, n_jobs: int)
     return chunks
 
 
-def split_cached(chunk: Sequence[T], lookup) -> tuple[dict, list[T]]:
-    """``({item: cached result}, [items to compute])`` for one chunk: ``lookup(item)`` returns
-    ``(found, result)`` from the per-model cache (so a chunk resumes model by model)."""
-    found: dict = {}
-    missing: list[T] = []
-    for item in chunk:
-        hit, value = lookup(item)
-        if hit:
-            found[item] = value
-        else:
-            missing.append(item)
-    return found, missing
+
+def run_in_chunks(items: Sequence[T], *, lookup: Callable[[T], tuple[bool, Any]], group: Callable[[T], Hashable],
+                  job: Callable[[list[T]], list], chunk_size: int, n_jobs: int | None, backend: str | None,
+                  desc: str | None) -> list:
+    """Results of ``items`` in order: the cached ones read here (``lookup(item) -> (found,
+    value)``), the missing ones computed by ``job(chunk) -> [value per item]`` (one
+    ``fit_many`` call, values cached per model by the job) on chunks of items that share
+    ``group(item)`` (one training table), the chunks being the jobs of ``runner.parallel_map``."""
+    done: dict = {}
+    for item in items:
+        found, value = lookup(item)
+        if found:
+            done[item] = value
+    todo = [item for item in items if item not in done]
+    if todo:
+        groups: dict[Hashable, list[T]] = {}
+        for item in todo:
+            groups.setdefault(group(item), []).append(item)
+        workers = runner.resolve_jobs(n_jobs)
+        chunks = split_chunks(list(groups.values()), chunk_size=chunk_size, n_jobs=workers)
+        label = f"{desc} ({len(todo)} models in {len(chunks)} chunks)" if desc else None
+        results = runner.parallel_map(job, chunks, n_jobs=max(1, min(workers, len(chunks))), backend=backend, desc=label)
+        for chunk, res in zip(chunks, results):
+            done.update(zip(chunk, res))
+    return [done[item] for item in items]

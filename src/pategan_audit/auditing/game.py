@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .. import runner
-from .batching import DEFAULT_CHUNK_SIZE, check_chunk_size, split_cached, split_chunks, uses_fit_many
+from .batching import DEFAULT_CHUNK_SIZE, check_chunk_size, run_in_chunks, uses_fit_many
 
 __all__ = ["WORLDS", "GameOutputs", "shadow_seed", "describe", "frame_digest", "restore_dtypes", "run_game"]
 
@@ -186,41 +186,18 @@ def _job(ctx: _Context, item: tuple[str, int, int]) -> dict:
 
 
 def _chunk_job(ctx: _Context, chunk: list[tuple[str, int, int]]) -> list[dict]:
-    """One chunk of shadow models (``make_generator`` is a PresetFactory): read the cached ones,
-    fit the missing ones with one ``fit_many`` call, sample + featurise each, cache each.
-    ``seconds`` of a model trained here = the chunk's wall time / the models it trained."""
-    results, missing = split_cached(chunk, partial(_lookup, ctx))
-    if missing:
-        start = time.perf_counter()
-        models = ctx.make_generator.fit_many([ctx.data[w] for w, _, _ in missing], [s for _, _, s in missing],
-                                             label=ctx.label)
-        features = [_features(ctx, model, w) for model, (w, _, _) in zip(models, missing)]
-        per_model = (time.perf_counter() - start) / len(missing)
-        for item, f in zip(missing, features):
-            results[item] = {"features": f, "seconds": per_model}
-            if ctx.cache_namespace is not None:
-                runner.store_cached(_entry_key(ctx, *item), results[item], namespace=ctx.cache_namespace,
-                                    cache_dir_override=ctx.cache_dir)
-    return [results[item] for item in chunk]
-
-
-def _run_chunks(ctx: _Context, items: list[tuple[str, int, int]], *, chunk_size: int, n_jobs: int | None,
-                backend: str | None, desc: str | None) -> list[dict]:
-    done = {}
-    for item in items:  # cached models are read here; only chunks of missing ones go to the workers
-        found, res = _lookup(ctx, item)
-        if found:
-            done[item] = res
-    todo = [item for item in items if item not in done]
-    if todo:
-        workers = runner.resolve_jobs(n_jobs)
-        chunks = split_chunks([[it for it in todo if it[0] == w] for w in WORLDS], chunk_size=chunk_size, n_jobs=workers)
-        label = f"{desc} ({len(todo)} models in {len(chunks)} chunks)" if desc else None
-        results = runner.parallel_map(partial(_chunk_job, ctx), chunks, n_jobs=max(1, min(workers, len(chunks))),
-                                      backend=backend, desc=label)
-        for chunk, res in zip(chunks, results):
-            done.update(zip(chunk, res))
-    return [done[item] for item in items]
+    """One chunk of missing shadow models of one world (``make_generator`` is a PresetFactory):
+    one ``fit_many`` call, then sample + featurise + cache each. ``seconds`` of a model = the
+    chunk's wall time / its models."""
+    start = time.perf_counter()
+    models = ctx.make_generator.fit_many([ctx.data[w] for w, _, _ in chunk], [s for _, _, s in chunk], label=ctx.label)
+    features = [_features(ctx, model, w) for model, (w, _, _) in zip(models, chunk)]
+    per_model = (time.perf_counter() - start) / len(chunk)
+    results = [{"features": f, "seconds": per_model} for f in features]
+    if ctx.cache_namespace is not None:
+        for item, res in zip(chunk, results):
+            runner.store_cached(_entry_key(ctx, *item), res, namespace=ctx.cache_namespace, cache_dir_override=ctx.cache_dir)
+    return results
 
 
 def run_game(
@@ -282,7 +259,8 @@ def run_game(
                    str(runner.cache_dir(cache_dir)) if cache_namespace is not None else None)
     items = [(w, i, shadow_seed(seed, w, i)) for i in range(n_per_world) for w in WORLDS]
     if uses_fit_many(make_generator, batched):
-        results = _run_chunks(ctx, items, chunk_size=chunk_size, n_jobs=n_jobs, backend=backend, desc=desc)
+        results = run_in_chunks(items, lookup=partial(_lookup, ctx), group=lambda item: item[0], job=partial(_chunk_job, ctx),
+                                chunk_size=chunk_size, n_jobs=n_jobs, backend=backend, desc=desc)
     else:
         results = runner.parallel_map(partial(_job, ctx), items, n_jobs=n_jobs, backend=backend, desc=desc)
     feats = [r["features"] for r in results]

@@ -33,7 +33,7 @@ from scipy.spatial import cKDTree
 from sklearn.metrics import roc_auc_score
 
 from .. import runner
-from .batching import DEFAULT_CHUNK_SIZE, check_chunk_size, split_cached, split_chunks, uses_fit_many
+from .batching import DEFAULT_CHUNK_SIZE, check_chunk_size, run_in_chunks, uses_fit_many
 from .game import describe, frame_digest
 
 __all__ = ["vulnerability_distances", "rank_candidates", "critic_score", "TargetSelection", "select_target"]
@@ -149,43 +149,17 @@ def _job(ctx: _Ctx, item: tuple[int, str, int, int]) -> float:
 
 
 def _chunk_job(ctx: _Ctx, chunk: list[tuple[int, str, int, int]]) -> list[float]:
-    """Models of one (candidate, world): cached scores are read, the missing models fitted with
-    one ``fit_many`` call (``make_generator`` is a PresetFactory), scored and cached one by one."""
-    scores, missing = split_cached(chunk, partial(_lookup, ctx))
-    if missing:
-        row, world = missing[0][0], missing[0][1]
-        if any((r, w) != (row, world) for r, w, _, _ in missing):
-            raise ValueError("a target-selection chunk must hold the models of one (candidate, world)")
-        models = ctx.make_generator.fit_many([_world_data(ctx, row, world)] * len(missing), [s for *_, s in missing],
-                                             label=ctx.label)
-        for item, model in zip(missing, models):
-            scores[item] = float(ctx.score(model, ctx.df.iloc[[row]])[0])
-            if ctx.cache_namespace is not None:
-                runner.store_cached(_entry_key(ctx, item), scores[item], namespace=ctx.cache_namespace,
-                                    cache_dir_override=ctx.cache_dir)
-    return [scores[item] for item in chunk]
-
-
-def _run_chunks(ctx: _Ctx, items: list[tuple[int, str, int, int]], *, chunk_size: int, n_jobs: int | None,
-                backend: str | None, desc: str | None) -> list[float]:
-    done = {}
-    for item in items:  # cached scores are read here; only chunks of missing models go to the workers
-        found, value = _lookup(ctx, item)
-        if found:
-            done[item] = value
-    todo = [item for item in items if item not in done]
-    if todo:
-        groups: dict[tuple[int, str], list] = {}
-        for item in todo:
-            groups.setdefault((item[0], item[1]), []).append(item)
-        workers = runner.resolve_jobs(n_jobs)
-        chunks = split_chunks(list(groups.values()), chunk_size=chunk_size, n_jobs=workers)
-        label = f"{desc} ({len(todo)} models in {len(chunks)} chunks)" if desc else None
-        results = runner.parallel_map(partial(_chunk_job, ctx), chunks, n_jobs=max(1, min(workers, len(chunks))),
-                                      backend=backend, desc=label)
-        for chunk, res in zip(chunks, results):
-            done.update(zip(chunk, res))
-    return [done[item] for item in items]
+    """Missing models of one (candidate, world) (``make_generator`` is a PresetFactory): one
+    ``fit_many`` call, then score and cache each."""
+    row, world = chunk[0][0], chunk[0][1]
+    if any((r, w) != (row, world) for r, w, _, _ in chunk):
+        raise ValueError("a target-selection chunk must hold the models of one (candidate, world)")
+    models = ctx.make_generator.fit_many([_world_data(ctx, row, world)] * len(chunk), [s for *_, s in chunk], label=ctx.label)
+    scores = [float(ctx.score(model, ctx.df.iloc[[row]])[0]) for model in models]
+    if ctx.cache_namespace is not None:
+        for item, value in zip(chunk, scores):
+            runner.store_cached(_entry_key(ctx, item), value, namespace=ctx.cache_namespace, cache_dir_override=ctx.cache_dir)
+    return scores
 
 
 def select_target(
@@ -231,7 +205,8 @@ def select_target(
                 model_seed = np.random.SeedSequence([seed, int(row), ("out", "in").index(world), i]).generate_state(1)[0]
                 items.append((int(row), world, i, int(model_seed >> 1)))
     if uses_fit_many(make_generator, batched):
-        scores = _run_chunks(ctx, items, chunk_size=chunk_size, n_jobs=n_jobs, backend=backend, desc=desc)
+        scores = run_in_chunks(items, lookup=partial(_lookup, ctx), group=lambda item: item[:2], job=partial(_chunk_job, ctx),
+                               chunk_size=chunk_size, n_jobs=n_jobs, backend=backend, desc=desc)
     else:
         scores = runner.parallel_map(partial(_job, ctx), items, n_jobs=n_jobs, backend=backend, desc=desc)
     table = ranked.copy()

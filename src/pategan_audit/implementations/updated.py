@@ -35,7 +35,7 @@ from ..components.teachers import LogisticTeachers, NeuralTeachers
 from .engine import PateConfig, PateGenerator
 from .neural_loop import paper_sizes
 
-__all__ = ["UpdatedConfig", "Updated", "RELEASED_OVERRIDES"]
+__all__ = ["UpdatedConfig", "Updated", "RELEASED_OVERRIDES", "student_step"]
 
 WEIGHT_CLIP = 0.01  # updated clips every student parameter to [-0.01, 0.01] (WGAN)
 
@@ -65,6 +65,21 @@ class UpdatedConfig(PateConfig):
 
 # as released (main_pategan_experiment.py): λ = 1, no cap, output left in [0, 1]
 RELEASED_OVERRIDES = {"harness": False, "lam": 1.0, "max_iter": None, "inverse_transform": False}
+
+
+def student_step(student: torch.nn.Module, optimizer: torch.optim.Optimizer, scores: torch.Tensor,
+                 labels: torch.Tensor) -> None:
+    """One step of updated's student, a WGAN critic (spec §3.3): maximise
+    ``mean(r·S(u)) − mean((1 − r)·S(u))`` over the B labelled rows (last axis), then clip every
+    parameter to ±``WEIGHT_CLIP``. ``scores``/``labels``: ``[B]`` for one model or ``[R, B]``
+    for R stacked replicas (the per-replica objectives are summed: each slice gets its own gradient)."""
+    loss = -(torch.mean(labels * scores, dim=-1) - torch.mean((1.0 - labels) * scores, dim=-1)).sum()
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+    with torch.no_grad():
+        for p in student.parameters():
+            p.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
 
 
 class Updated(PateGenerator):
@@ -148,15 +163,7 @@ class Updated(PateGenerator):
         for _ in range(self._n_student()):
             with torch.no_grad():
                 u = self._fakes(self._latent(B, self.train_gen, sampling=False))
-            r = self._label(u)
-            s = self.student.single(u)[:, 0]
-            loss_s = -(torch.mean(r * s) - torch.mean((1.0 - r) * s))  # maximise the WGAN student objective
-            self.opt_student.zero_grad(set_to_none=True)
-            loss_s.backward()
-            self.opt_student.step()
-            with torch.no_grad():
-                for p in self.student.parameters():
-                    p.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
+            student_step(self.student, self.opt_student, self.student.single(u)[:, 0], self._label(u))
         fake = self._fakes(self._latent(B, self.train_gen, sampling=False))
         loss_g = -torch.mean(self.student.single(fake))
         self.opt_generator.zero_grad(set_to_none=True)

@@ -351,6 +351,18 @@ class SynthcityStep(ReplicaStep):
             if m._first_subsets is None:
                 m._first_subsets = [x.numpy() for x in r]
 
+    def _fresh_cond_draw(self, b: int) -> Callable[[Synthcity], tuple]:
+        """A replica's draws when the student does not read real rows (``student_reads_real``
+        off), in the single fit's order: fresh conditional vectors, z, Gumbel noise, one dropout mask."""
+        H = self.H
+
+        def draw(m: Synthcity) -> tuple:
+            g = m.train_gen
+            cond = m.cond_sampler.sample(b, generator=g)
+            return (cond, torch.randn(b, H, generator=g), *self._gumbel_draws(b, g), *self._dropout_draws(b, g))
+
+        return draw
+
     def _critic_step(self, models: list[Synthcity], rows: torch.Tensor, on: np.ndarray) -> None:
         """:func:`~pategan_audit.implementations.synthcity_steps.critic_step` for every replica
         (real rows ``rows`` [R, b] positions into each replica's table)."""
@@ -374,12 +386,7 @@ class SynthcityStep(ReplicaStep):
             e, keep3 = rest[ng + 2 * nd], rest[ng + 2 * nd + 1:]
             cond = self.cond[ar, rows_d]  # [R, b, C]
         else:
-            def draw(m: Synthcity):
-                g = m.train_gen  # single-fit order: cond, z, head, dropout(fake)
-                cond = m.cond_sampler.sample(b, generator=g)
-                return (cond, torch.randn(b, H, generator=g), *self._gumbel_draws(b, g), *self._dropout_draws(b, g))
-
-            cond, z, *rest = self._stack(models, draw)
+            cond, z, *rest = self._stack(models, self._fresh_cond_draw(b))  # cond, z, head, dropout(fake)
             u, keep1 = rest[:ng], rest[ng:]
         with torch.no_grad():
             fake_raw = self._generate(torch.cat([z, cond], dim=-1), u)
@@ -453,12 +460,7 @@ class SynthcityStep(ReplicaStep):
             cond = self.cond[torch.arange(R, device=self.device)[:, None], rows.to(self.device)]
             cond_np = self.cond_np[np.arange(R)[:, None], rows.numpy()]
         else:
-            def draw(m: Synthcity):
-                g = m.train_gen  # single-fit order: cond, z, head, dropout(critic)
-                cond = m.cond_sampler.sample(b, generator=g)
-                return (cond, torch.randn(b, H, generator=g), *self._gumbel_draws(b, g), *self._dropout_draws(b, g))
-
-            cond, z, *rest = self._stack(models, draw)
+            cond, z, *rest = self._stack(models, self._fresh_cond_draw(b))  # cond, z, head, dropout(critic)
             cond_np = cond.cpu().numpy()
         u, keeps = rest[:ng], rest[ng:]
         fake_raw = self._generate(torch.cat([z, cond], dim=-1), u)

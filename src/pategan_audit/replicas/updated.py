@@ -37,7 +37,7 @@ from ..components.generators import TF1RMSProp
 from ..components.logistic import LogisticFit
 from ..components.networks import adam
 from ..components.teachers import LogisticTeachers, NeuralTeachers
-from ..implementations.updated import WEIGHT_CLIP, Updated, UpdatedConfig
+from ..implementations.updated import Updated, UpdatedConfig, student_step
 from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
 from .stack import copy_optimizer_state, keep_replicas, replica_rows, solver_replicas, replica_slice, shape_signature, stack_draws, stack_modules, unstack_into
 
@@ -194,15 +194,7 @@ class UpdatedStep(ReplicaStep):
             with torch.no_grad():
                 u = self.gen_net(self._latents(models, B).to(dev))  # [R, B, d]
             r = release_votes(models, self._votes(u.cpu()), on).to(dev)
-            s = self.student(u)[..., 0]
-            # maximise each replica's WGAN student objective; the sum gives each slice its own gradient
-            loss_s = -(torch.mean(r * s, dim=1) - torch.mean((1.0 - r) * s, dim=1)).sum()
-            self.opt_student.zero_grad(set_to_none=True)
-            loss_s.backward()
-            self.opt_student.step()
-            with torch.no_grad():
-                for p in self.student.parameters():
-                    p.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
+            student_step(self.student, self.opt_student, self.student(u)[..., 0], r)
         fake = self.gen_net(self._latents(models, B).to(dev))
         student_params = list(self.student.parameters())
         for p in student_params:  # the generator step needs no student gradient

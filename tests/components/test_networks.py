@@ -159,3 +159,22 @@ def test_residual_generators_shapes():
     s = ResidualLayerNormGenerator(64, 9, generator=gen())
     assert all(layer.bias is None for layer in s.lin)  # bias-free Linear layers (spec §7.2)
     assert s(torch.rand(6, 64, generator=gen(2))).shape == (6, 9)
+
+
+def test_fused_adam_handles_non_contiguous_gradients():
+    """torch's fused CPU Adam mis-updates a non-contiguous gradient; ``adam`` guards against it:
+    a transposed gradient gives the default kernel's step."""
+    import torch
+
+    from pategan_audit.components.networks import adam
+
+    torch.manual_seed(0)
+    p1 = torch.nn.Parameter(torch.randn(4, 3))
+    p2 = torch.nn.Parameter(p1.detach().clone())
+    fused, plain = adam([p1], lr=0.1), torch.optim.Adam([p2], lr=0.1)
+    grad = torch.randn(3, 4).T
+    assert not grad.is_contiguous()
+    p1.grad, p2.grad = grad, grad.clone()
+    fused.step()
+    plain.step()
+    torch.testing.assert_close(p1.detach(), p2.detach(), rtol=0, atol=1e-6)

@@ -21,7 +21,7 @@ from torch import nn
 
 from ..components.networks import BatchedLinear
 
-__all__ = ["solver_replicas", "replica_rows", "keep_replicas", "copy_optimizer_state", "stack_modules", "unstack_into", "replica_slice", "stack_draws", "shape_signature"]
+__all__ = ["solver_replicas", "replica_rows", "keep_rows", "keep_replicas", "state_slice", "copy_optimizer_state", "stack_modules", "unstack_into", "replica_slice", "stack_draws", "shape_signature"]
 
 
 def solver_replicas(*, k: int, rows: int, width: int) -> int:
@@ -127,12 +127,9 @@ def replica_rows(per: int, positions: Sequence[int]) -> torch.Tensor:
 
 
 @torch.no_grad()
-def keep_replicas(net: nn.Module, opt: torch.optim.Optimizer | None, per: int, positions: Sequence[int]) -> None:
-    """Keep only the replicas at ``positions`` of a stacked network (``per`` models each along
-    every parameter's leading axis) and of its optimiser state: how a replica step drops the
-    replicas that have stopped, so they cost nothing more."""
-    idx = replica_rows(per, positions)
-    for p in net.parameters():
+def keep_rows(params: Sequence[torch.Tensor], opt: torch.optim.Optimizer | None, idx: torch.Tensor) -> None:
+    """Keep rows ``idx`` of every stacked parameter's leading axis and of its optimiser state."""
+    for p in params:
         old = p.shape[0]
         p.data = p.data.index_select(0, idx.to(p.device)).contiguous()
         p.grad = None
@@ -141,9 +138,29 @@ def keep_replicas(net: nn.Module, opt: torch.optim.Optimizer | None, per: int, p
             for key, v in list(st.items()):
                 if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] == old:
                     st[key] = v.index_select(0, idx.to(v.device)).contiguous()
+
+
+@torch.no_grad()
+def keep_replicas(net: nn.Module, opt: torch.optim.Optimizer | None, per: int, positions: Sequence[int]) -> None:
+    """Keep only the replicas at ``positions`` of a stacked network (``per`` models each along
+    every parameter's leading axis) and of its optimiser state: how a replica step drops the
+    replicas that have stopped, so they cost nothing more."""
+    keep_rows(list(net.parameters()), opt, replica_rows(per, positions))
     for sub in net.modules():
         if isinstance(sub, BatchedLinear):
             sub.num_models = int(sub.weight.shape[0])
+
+
+def state_slice(opt: torch.optim.Optimizer, q: torch.Tensor, sl: slice, device: torch.device) -> dict:
+    """Optimiser state of stacked parameter ``q`` restricted to rows ``sl`` (scalars such as the
+    step counter copied), on ``device``: the state a single fit's optimiser would hold."""
+    out = {}
+    for key, v in opt.state[q].items():
+        if isinstance(v, torch.Tensor):
+            v = v[sl] if v.dim() >= 1 and v.shape[0] == q.shape[0] else v
+            v = v.detach().to(device).clone()
+        out[key] = v
+    return out
 
 
 @torch.no_grad()
@@ -154,13 +171,5 @@ def copy_optimizer_state(src_opt: torch.optim.Optimizer, src: nn.Module, dst_opt
     sp = dict(src.named_parameters())
     for name, p in dst.named_parameters():
         q = sp[name]
-        if q not in src_opt.state:
-            continue
-        sl = replica_slice(p.shape[0], pos)
-        state = {}
-        for key, v in src_opt.state[q].items():
-            if isinstance(v, torch.Tensor):
-                v = v[sl] if v.dim() >= 1 and v.shape[0] == q.shape[0] else v
-                v = v.detach().to(p.device).clone()
-            state[key] = v
-        dst_opt.state[p] = state
+        if q in src_opt.state:
+            dst_opt.state[p] = state_slice(src_opt, q, replica_slice(p.shape[0], pos), p.device)

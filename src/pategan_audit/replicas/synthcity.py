@@ -57,7 +57,7 @@ from ..components.teachers import LogisticTeachers
 from ..implementations.synthcity import Synthcity, SynthcityConfig
 from .loop import ReplicaStep, release_votes, run_pate_replicas
 from .neural import replica_votes, stack_teachers
-from .stack import copy_optimizer_state, keep_replicas, solver_replicas, shape_signature, unstack_into
+from .stack import copy_optimizer_state, keep_replicas, keep_rows, state_slice, solver_replicas, shape_signature, unstack_into
 
 __all__ = ["SynthcityStep", "StackedNet", "clip_per_replica", "supports", "run"]
 
@@ -81,17 +81,9 @@ class StackedNet:
     def __getitem__(self, name: str) -> torch.Tensor:
         return self.params[self.names.index(name)]
 
-    @torch.no_grad()
     def keep(self, positions: torch.Tensor) -> None:
         """Keep only the replicas at ``positions`` (parameters and optimiser state)."""
-        for p in self.params:
-            old = p.shape[0]
-            idx = positions.to(p.device)
-            p.data = p.data.index_select(0, idx).contiguous()
-            p.grad = None
-            for key, v in list(self.opt.state.get(p, {}).items()):
-                if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] == old:
-                    self.opt.state[p][key] = v.index_select(0, idx).contiguous()
+        keep_rows(self.params, self.opt, positions)
 
     @torch.no_grad()
     def write_back(self, pos: int, net: nn.Module, opt: torch.optim.Optimizer) -> None:
@@ -101,22 +93,14 @@ class StackedNet:
             p = own[name]
             p.copy_(q[pos:pos + 1].to(p.device))
             if q in self.opt.state:
-                state = {}
-                for key, v in self.opt.state[q].items():
-                    if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] == q.shape[0]:
-                        state[key] = v[pos:pos + 1].detach().to(p.device).clone()
-                    elif isinstance(v, torch.Tensor):
-                        state[key] = v.detach().to(p.device).clone()
-                    else:
-                        state[key] = v
-                opt.state[p] = state
+                opt.state[p] = state_slice(self.opt, q, slice(pos, pos + 1), p.device)
 
     def step(self, grads: Sequence[torch.Tensor], max_norm: float) -> None:
         """Per-replica gradient-norm clipping (if ``max_norm > 0``), then one Adam step."""
         if max_norm > 0:
             clip_per_replica(grads, max_norm)
         for p, g in zip(self.params, grads):
-            p.grad = g.contiguous()  # autograd may return a transposed layout; the fused Adam needs the param's
+            p.grad = g
         self.opt.step()
         for p in self.params:
             p.grad = None

@@ -273,7 +273,7 @@ def _run_group(models: list[WganGenerator], device: torch.device, on_done: Calla
                     x_hat = et * real + (1.0 - et) * fake
                     x2 = _with_cond(torch.cat([real, fake], dim=1), None if y is None else torch.cat([y, y], dim=1))
                     for p, gr in zip(d_params, critic_grads(D, x2, x_hat, y, Mt, gp)):
-                        p.grad = gr.contiguous()
+                        p.grad = gr
                     opt_D.step()
                     continue
                 x_hat = (et * real + (1.0 - et) * fake).requires_grad_(True)
@@ -294,7 +294,7 @@ def _run_group(models: list[WganGenerator], device: torch.device, on_done: Calla
             loss_g = -D(_with_cond(fake, y))[..., 0].mean(dim=1).sum()
             grads = torch.autograd.grad(loss_g, g_params)
             for p, gr in zip(g_params, grads):
-                p.grad = gr.contiguous()  # the fused CPU Adam mis-updates non-contiguous gradients (torch 2.13)
+                p.grad = gr
             opt_G.step()
             for m in models:
                 m._after_iteration(it)

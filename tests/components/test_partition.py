@@ -12,8 +12,10 @@ from pategan_audit.components.partition import (
     assign_blocks,
     balanced_blocks,
     contiguous_blocks,
+    independent_blocks,
     permutation_blocks,
 )
+from pategan_audit.replicas.stack import StackedBlockSampler
 
 
 def test_permutation_blocks_drop_the_remainder():
@@ -78,3 +80,61 @@ def test_block_sampler_is_seeded():
 def test_bad_teacher_counts(k):
     with pytest.raises(ValueError):
         contiguous_blocks(10, k)
+
+
+def test_independent_blocks_assign_every_row_once_with_binomial_sizes():
+    blocks = independent_blocks(2000, 4, rng=np.random.default_rng(0))
+    assert are_disjoint(blocks) and sorted(np.concatenate(blocks).tolist()) == list(range(2000))
+    sizes = np.array([len(b) for b in blocks])
+    assert np.all(np.abs(sizes - 500) < 5 * np.sqrt(2000 * 0.25 * 0.75))  # Binomial(2000, 1/4)
+    assert len(set(sizes.tolist())) > 1  # random sizes, not a balanced cut
+
+
+def test_add_remove_changes_one_block_only_under_independent_assignment():
+    """The coupling behind corrected's add/remove guarantee: D + x (x appended) assigns the rows
+    of D exactly as D does, so exactly one block gains x. A balanced cut of a permutation
+    instead moves rows between blocks: removing one row of a 5-row (3, 2) split can leave
+    (3, 1), which a 4-row balanced cut (always (2, 2)) never produces."""
+    for seed in range(20):
+        small = independent_blocks(30, 3, rng=np.random.default_rng(seed))
+        big = independent_blocks(31, 3, rng=np.random.default_rng(seed))
+        changed = [t for t in range(3) if not np.array_equal(small[t], big[t])]
+        assert len(changed) == 1 and np.array_equal(np.setdiff1d(big[changed[0]], small[changed[0]]), [30])
+    patterns = set()
+    for seed in range(50):
+        five = balanced_blocks(5, 2, rng=np.random.default_rng(seed))
+        patterns.add(tuple(sorted(len(np.setdiff1d(b, [4])) for b in five)))  # remove row 4
+    assert (1, 3) in patterns and {tuple(sorted(map(len, balanced_blocks(4, 2, rng=np.random.default_rng(s)))))
+                                    for s in range(50)} == {(2, 2)}
+
+
+def test_replace_mode_fills_small_blocks_with_replacement_and_flags_empty_ones():
+    blocks = [np.arange(0, 10), np.array([10, 11]), np.array([], dtype=np.int64)]
+    sampler = BlockSampler(blocks, small="replace")
+    assert sampler.has_rows.tolist() == [True, True, False]
+    g = torch.Generator().manual_seed(0)
+    counts = np.zeros(12)
+    for _ in range(2000):
+        rows = sampler.sample(4, generator=g).numpy()
+        assert len(set(rows[0])) == 4 and set(rows[0]) <= set(range(10))  # big enough: distinct
+        assert set(rows[1]) <= {10, 11}
+        np.add.at(counts, rows[1], 1)
+    assert abs(counts[10] - 4000) < 6 * np.sqrt(2000 * 4 * 0.25)  # uniform with replacement
+    with pytest.raises(ValueError, match="at least one row"):
+        BlockSampler(blocks)
+
+
+def test_replace_mode_draws_like_error_mode_when_no_block_is_small():
+    blocks = [np.arange(0, 10), np.arange(10, 25)]
+    a = BlockSampler(blocks).sample(5, generator=torch.Generator().manual_seed(7))
+    b = BlockSampler(blocks, small="replace").sample(5, generator=torch.Generator().manual_seed(7))
+    assert torch.equal(a.sort(dim=1).values, b.sort(dim=1).values)  # same rows; "replace" lists them in key order
+
+
+def test_stacked_sampler_pads_widths_and_equals_single_samplers():
+    rng = np.random.default_rng(3)
+    samplers = [BlockSampler(independent_blocks(n, 4, rng=rng), small="replace") for n in (9, 30, 14)]
+    assert len({s.table.shape[1] for s in samplers}) > 1
+    stacked = StackedBlockSampler(samplers).sample(5, [torch.Generator().manual_seed(i) for i in range(3)])
+    for i, s in enumerate(samplers):
+        assert torch.equal(stacked[i], s.sample(5, generator=torch.Generator().manual_seed(i)))

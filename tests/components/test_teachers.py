@@ -150,3 +150,24 @@ def test_logistic_teachers_with_more_features_than_rows_match_sklearn():
         ref = LogisticRegression(C=1.0, tol=1e-12, max_iter=100_000).fit(X, np.r_[np.ones(m), np.zeros(m)])
         np.testing.assert_allclose(teachers.fit.coef[t].numpy(), ref.coef_[0], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(teachers.fit.intercept[t].item(), ref.intercept_[0], rtol=1e-5, atol=1e-6)
+
+
+def test_real_weight_zero_trains_a_teacher_on_fakes_only():
+    """An empty block (independent assignment) gives its teacher real weight 0: its update equals
+    a step on its fake rows alone, and the other teachers are untouched by the mask."""
+    torch.manual_seed(0)
+    real, fake = torch.randn(3, 4, 5), torch.randn(3, 4, 5)
+    a = NeuralTeachers(3, [5, 3, 1], hidden_activation="relu", weight_init="xavier_uniform", bias_init="zero",
+                       generator=torch.Generator().manual_seed(1))
+    b = NeuralTeachers(3, [5, 3, 1], hidden_activation="relu", weight_init="xavier_uniform", bias_init="zero",
+                       generator=torch.Generator().manual_seed(1))
+    c = NeuralTeachers(3, [5, 3, 1], hidden_activation="relu", weight_init="xavier_uniform", bias_init="zero",
+                       generator=torch.Generator().manual_seed(1))
+    a.train_step(real, fake, real_weight=torch.tensor([1.0, 0.0, 1.0]))
+    b.train_step(real, fake)
+    c._step(fake, 0)
+    for la, lb, lc in zip(a.net.layers, b.net.layers, c.net.layers):
+        for t in (0, 2):
+            torch.testing.assert_close(la.weight[t], lb.weight[t])
+        torch.testing.assert_close(la.weight[1], lc.weight[1])
+        assert not torch.allclose(la.weight[1], lb.weight[1])

@@ -50,7 +50,27 @@ CASES = {
     "smartnoise-paper": {"num_teachers": 3, "max_iter": 4, "hyperparameters": "paper"},
     "corrected": {"num_teachers": 3, "max_iter": 4},
     "corrected-dependent": {"num_teachers": 3, "max_iter": 4, "charging": "data_dependent", "teacher_hidden": (4,)},
+    "corrected-replace_one": {"num_teachers": 3, "max_iter": 4, "neighbours": "replace_one"},
 }
+
+
+def test_corrected_small_and_empty_blocks_equal_single_fits():
+    """Independent assignment with many teachers on few rows: blocks of random width (padded in
+    the stacked sampler), blocks smaller than B (with-replacement fill) and empty blocks (real
+    term weighted 0) all occur, and each replica still equals its single fit."""
+    toy = make_toy(24)
+    kw = dict(num_teachers=9, max_iter=3, batch_size=3, public_bounds=toy_bounds(toy))
+    seeds = list(range(8))
+    models = fit_many("corrected", toy, seeds=seeds, label="y", **kw)
+    singles = [create("corrected", seed=s, **kw).fit(toy, label="y") for s in seeds]
+    sizes = [[len(b) for b in m.blocks_] for m in singles]
+    assert any(0 in z for z in sizes) and any(min(z) < 3 for z in sizes), sizes
+    assert len({max(z) for z in sizes}) > 1, "tables of different widths must be stacked for this test to mean something"
+    for m, s in zip(models, singles):
+        assert_same_fit(m, s)
+        np.testing.assert_array_equal(m.seen_matrix(), s.seen_matrix())
+        empty = [t for t, b in enumerate(s.blocks_) if len(b) == 0]
+        assert not s.seen_matrix()[empty].any()  # an empty teacher consumed no real row
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -135,10 +135,14 @@ class NeuralTeachers(_TeacherBase):
             self._targets_cache[key] = (sign, weight)
         return self._targets_cache[key]
 
-    def _step(self, x: torch.Tensor, n_real: int) -> torch.Tensor:
+    def _step(self, x: torch.Tensor, n_real: int, real_weight: torch.Tensor | None = None) -> torch.Tensor:
         """One Adam step of every teacher on its rows ``x`` [k, n, D], the first ``n_real``
-        labelled 1 and the rest 0; returns the per-teacher losses [k]."""
+        labelled 1 and the rest 0; returns the per-teacher losses [k]. ``real_weight`` [k]
+        scales each teacher's real term (0 for a teacher whose block is empty)."""
         sign, weight = self._targets(n_real, x.shape[1] - n_real)
+        if real_weight is not None:
+            weight = weight.expand(x.shape[0], -1).clone()
+            weight[:, :n_real] *= real_weight.to(weight.dtype).unsqueeze(1)
         if self._slope is None:
             per_teacher = (F.softplus(self.net(x)[..., 0] * sign) * weight).sum(dim=1)
             self.optimizer.zero_grad(set_to_none=True)
@@ -162,14 +166,17 @@ class NeuralTeachers(_TeacherBase):
         self.optimizer.step()
         return per_teacher
 
-    def train_step(self, real: torch.Tensor, fake: torch.Tensor, *, separate: bool = False) -> torch.Tensor:
+    def train_step(self, real: torch.Tensor, fake: torch.Tensor, *, separate: bool = False,
+                   real_weight: torch.Tensor | None = None) -> torch.Tensor:
         """Update all teachers on ``real`` ``[k, B, D]`` (label 1) and ``fake`` ``[k, B', D]``
         (label 0). ``separate=False``: one step on mean BCE(real) + mean BCE(fake) (smartnoise
         backpropagates both terms, then steps once); ``separate=True``: a step on the real term,
-        then a step on the fake term (borealis' loop does exactly this). Returns the losses [k]."""
+        then a step on the fake term (borealis' loop does exactly this). ``real_weight`` [k]
+        (0/1): a teacher with weight 0 ignores its real rows (an empty block under independent
+        assignment trains on fakes only). Returns the losses [k]."""
         if separate:
-            return self._step(real, real.shape[1]) + self._step(fake, 0)
-        return self._step(torch.cat([real, fake], dim=1), real.shape[1])
+            return self._step(real, real.shape[1], real_weight) + self._step(fake, 0)
+        return self._step(torch.cat([real, fake], dim=1), real.shape[1], real_weight)
 
 
 class LogisticTeachers(_TeacherBase):

@@ -7,9 +7,17 @@ What it does, item by item (spec §9.1):
    bounds estimated with ε-DP (``bounds="dp"``: snsql's ``approx_bounds`` noisy power-of-two
    histogram per column, ``bounds_epsilon`` split evenly over the columns, default 10 % of ε)
    and training with ``ε − bounds_epsilon`` (basic composition). Inputs are clipped to them.
-2. Partition (V3-V6): one random permutation split into k disjoint blocks, fixed for the run;
-   teachers draw real rows only from their own block; the student, the generator and the
-   sampler never read real data.
+2. Partition (V3-V6): k disjoint blocks fixed for the run, matched to the neighbouring
+   relation of the guarantee (``neighbours``): ``"add_remove"`` (default; the relation of the
+   paper's membership games) assigns each row to a teacher drawn uniformly and independently,
+   so adding or removing one row changes one teacher's block and nothing else; a block smaller
+   than the teacher batch is drawn from with replacement, an empty one trains on fakes only.
+   ``"replace_one"`` cuts one random permutation into balanced blocks (exact when a row is
+   swapped in place, not under add/remove: :mod:`~pategan_audit.components.partition`). Either
+   way one record moves at most one teacher's vote per query, which is what the accountant
+   charges for. Teachers draw real rows only from their own block; the student, the generator
+   and the sampler never read real data. (k and B are functions of N, which is treated as
+   public, as in every PATE-GAN.)
 3. Teachers (B1, B2): k persistent neural teachers, ``teacher_iters`` Adam steps per iteration.
 4. Aggregation (V1, V2, V14-V16): PATE's two-noise argmax with independent Lap(1/γ), γ = ``lam``.
 5. Accountant (V7-V9): the corrected per-query bound ``min(2γ²l(l+1), 2γl, Thm-3 term if valid)``;
@@ -42,7 +50,7 @@ import pandas as pd
 import torch
 
 from ..components.networks import BatchedMLP, adam
-from ..components.partition import BlockSampler, balanced_blocks
+from ..components.partition import BlockSampler, balanced_blocks, independent_blocks
 from ..components.scalers import MinMaxScaler, restore_dtypes
 from ..components.smartnoise_transformer import approx_bounds
 from ..components.teachers import NeuralTeachers
@@ -70,8 +78,10 @@ class CorrectedConfig(PateConfig):
     student_iters: int = 5
     learning_rate: float = 1e-4
     teacher_hidden: tuple = ()
+    neighbours: str = "add_remove"
 
-    _choices: ClassVar[dict] = {"bounds": ("public", "dp"), "charging": ("data_independent", "data_dependent")}
+    _choices: ClassVar[dict] = {"bounds": ("public", "dp"), "charging": ("data_independent", "data_dependent"),
+                                "neighbours": ("add_remove", "replace_one")}
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -151,8 +161,12 @@ class Corrected(NeuralPateGenerator):
         self.teachers = NeuralTeachers(k, [d, *cfg.teacher_hidden, 1], hidden_activation="relu", lr=cfg.learning_rate, **init)
         self.opt_generator = adam(self.gen_net.parameters(), lr=cfg.learning_rate)
         self.opt_student = adam(self.student.parameters(), lr=cfg.learning_rate)
-        self.blocks_ = balanced_blocks(N, k, rng=self.partition_rng)
-        self.sampler = BlockSampler(self.blocks_)
+        if cfg.neighbours == "add_remove":
+            self.blocks_ = independent_blocks(N, k, rng=self.partition_rng)
+            self.sampler = BlockSampler(self.blocks_, small="replace")
+        else:
+            self.blocks_ = balanced_blocks(N, k, rng=self.partition_rng)
+            self.sampler = BlockSampler(self.blocks_)
         self._first_subsets = self.blocks_
 
     def _latent(self, n: int, gen: torch.Generator, *, sampling: bool) -> torch.Tensor:

@@ -43,11 +43,14 @@ class NeuralPateGenerator(PateGenerator):
         k, B = self.num_teachers_, self.batch_size_
         for _ in range(int(self.config.teacher_iters)):
             rows = self.sampler.sample(B, generator=self.train_gen)
-            self._record_seen(rows)
+            has_rows = self.sampler.has_rows
+            empty = not bool(has_rows.all())  # only under independent assignment
+            self._record_seen([r if h else r[:0] for r, h in zip(rows.numpy(), has_rows.tolist())] if empty else rows)
             real = self._teacher_rows_input(rows.reshape(-1).numpy()).reshape(k, B, -1)
             with torch.no_grad():
                 fake = self._fakes(self._latent(k * B, self.train_gen, sampling=False), generator=self.train_gen)
-            self.teachers.train_step(real, fake.reshape(k, B, -1), separate=self._separate_teacher_steps)
+            self.teachers.train_step(real, fake.reshape(k, B, -1), separate=self._separate_teacher_steps,
+                                     real_weight=has_rows.float() if empty else None)
         for _ in range(int(self.config.student_iters)):
             with torch.no_grad():
                 u = self._fakes(self._latent(B, self.train_gen, sampling=False), generator=self.train_gen)

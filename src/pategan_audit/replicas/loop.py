@@ -132,12 +132,18 @@ def _charge(models: Sequence[PateGenerator], idx: np.ndarray, votes: np.ndarray,
             acc.num_queries += n
 
 
-def record_seen(models: Sequence[PateGenerator], rows: torch.Tensor, active: np.ndarray) -> None:
-    """``rows`` [R, k, B] positions consumed by each replica's teachers this round."""
+def record_seen(models: Sequence[PateGenerator], rows: torch.Tensor, active: np.ndarray,
+                has_rows: torch.Tensor | None = None) -> None:
+    """``rows`` [R, k, B] positions consumed by each replica's teachers this round; teachers
+    with ``has_rows[r, t]`` False (empty block: placeholder rows) consumed nothing."""
     rows = rows.to("cpu").numpy()
     k = rows.shape[1]
     for r in np.flatnonzero(active):
-        models[r]._seen[np.arange(k)[:, None], rows[r]] = True
+        if has_rows is None:
+            models[r]._seen[np.arange(k)[:, None], rows[r]] = True
+        else:
+            keep = has_rows[r].numpy()
+            models[r]._seen[np.flatnonzero(keep)[:, None], rows[r][keep]] = True
 
 
 def run_pate_replicas(models: Sequence[PateGenerator], frames: Sequence[pd.DataFrame], label: str | None,

@@ -131,8 +131,9 @@ class NeuralStep(ReplicaStep):
 
     @staticmethod
     def signature(model: NeuralPateGenerator) -> tuple:
+        # the sampler's table width is not part of it: StackedBlockSampler pads tables of random widths
         return (type(model).__name__, tuple(model.X_.shape), model.num_teachers_, model.batch_size_,
-                tuple(model.sampler.table.shape), shape_signature(model.gen_net, model.student, model.teachers.net))
+                model.sampler.small, shape_signature(model.gen_net, model.student, model.teachers.net))
 
     # -- per-replica draws, batched maths -------------------------------------------------------
     def _latents(self, n: int) -> torch.Tensor:
@@ -149,11 +150,12 @@ class NeuralStep(ReplicaStep):
         ar = torch.arange(R, device=self.device)[:, None, None]
         for _ in range(int(self.cfg.teacher_iters)):
             rows = self.sampler.sample(B, self.train_gens)  # [R, k, B]
-            record_seen(self.models, rows, active)
+            record_seen(self.models, rows, active, has_rows=self.sampler.has_rows if self.sampler.any_empty else None)
             real = self.X[ar, rows.to(self.device)].reshape(R * k, B, -1)
             with torch.no_grad():
                 fake = self._fakes(self._latents(k * B))
-            self.teachers.train_step(real, fake.reshape(R * k, B, -1), separate=self.separate)
+            weight = self.sampler.has_rows.reshape(R * k).float().to(self.device) if self.sampler.any_empty else None
+            self.teachers.train_step(real, fake.reshape(R * k, B, -1), separate=self.separate, real_weight=weight)
         for _ in range(int(self.cfg.student_iters)):
             with torch.no_grad():
                 u = self._fakes(self._latents(B))

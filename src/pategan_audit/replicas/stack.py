@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from ..components.networks import BatchedLinear
+from ..components.partition import pick_rows
 
 __all__ = ["solver_replicas", "replica_rows", "keep_rows", "keep_replicas", "state_slice", "copy_optimizer_state", "stack_modules", "unstack_into", "replica_slice", "stack_draws", "shape_signature"]
 
@@ -101,24 +102,43 @@ def shape_signature(*modules: nn.Module) -> tuple:
 
 
 class StackedBlockSampler:
-    """R :class:`~pategan_audit.components.partition.BlockSampler` s (equal shapes) drawn at once:
-    each replica's random keys come from its own stream (the single sampler's one ``torch.rand``
-    call), then one masked ``topk`` and ``gather`` for all replicas. Returns ``[R, k, B]``."""
+    """R :class:`~pategan_audit.components.partition.BlockSampler` s drawn at once: each
+    replica's random keys (and, where its blocks are smaller than ``B``, its with-replacement
+    fill) come from its own stream exactly as the single sampler draws them, then one masked
+    ``topk`` and ``gather`` for all replicas (:func:`~pategan_audit.components.partition.pick_rows`).
+    Tables of different widths (independent assignment: random block sizes) are padded with
+    masked entries. Returns ``[R, k, B]``; ``has_rows`` is ``[R, k]``."""
 
     def __init__(self, samplers: Sequence):
-        self.table = torch.stack([s.table for s in samplers])
-        self.invalid = torch.stack([s.invalid for s in samplers])
-        self.min_size = min(s.min_size for s in samplers)
+        self.samplers = list(samplers)
+        R, k = len(self.samplers), self.samplers[0].table.shape[0]
+        width = max(s.table.shape[1] for s in self.samplers)
+        self.widths = [s.table.shape[1] for s in self.samplers]
+        self.table = torch.zeros((R, k, width), dtype=torch.int64)
+        self.invalid = torch.ones((R, k, width), dtype=torch.bool)
+        for r, s in enumerate(self.samplers):
+            self.table[r, :, :s.table.shape[1]] = s.table
+            self.invalid[r, :, :s.table.shape[1]] = s.invalid
+        self.sizes = torch.stack([s.sizes for s in self.samplers])
+        self.has_rows = self.sizes > 0
+        self.any_empty = bool((~self.has_rows).any())
 
     def sample(self, batch_size: int, generators: Sequence[torch.Generator]) -> torch.Tensor:
-        if batch_size < 1 or batch_size > self.min_size:
-            raise ValueError(f"batch_size {batch_size} must be in [1, {self.min_size}] (the smallest teacher block)")
-        keys = torch.empty(self.table.shape)
-        for r, g in enumerate(generators):
-            keys[r].uniform_(0.0, 1.0, generator=g)  # = torch.rand(table.shape, generator=g)
-        keys.masked_fill_(self.invalid, 2.0)
-        pick = torch.topk(keys, batch_size, dim=2, largest=False, sorted=False).indices
-        return torch.gather(self.table, 2, pick)
+        if len({s.small for s in self.samplers}) > 1:
+            raise ValueError("stacked samplers must share one small-block rule")
+        for s in self.samplers:
+            s.check(batch_size)
+        R, k, _ = self.table.shape
+        keys = torch.full(self.table.shape, 2.0)
+        fill = None
+        for r, (s, g) in enumerate(zip(self.samplers, generators)):
+            keys[r, :, :self.widths[r]] = torch.rand(s.table.shape, generator=g)  # = the single sampler's draw
+            if s.needs_fill(batch_size):
+                if fill is None:
+                    fill = torch.zeros((R, k, batch_size))
+                fill[r] = torch.rand((k, batch_size), generator=g)
+        ordered = self.samplers[0].small == "replace"
+        return pick_rows(self.table, self.invalid, self.sizes, keys, batch_size, fill, ordered=ordered)
 
 
 def replica_rows(per: int, positions: Sequence[int]) -> torch.Tensor:

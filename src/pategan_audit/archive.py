@@ -30,6 +30,13 @@ the book build never recomputes them. The archives are defined (:data:`ARCHIVES`
 ``audit_calibration_large``
     The calibration lines at 1,000 per world: a generator that releases its data, one that
     ignores it, and a constant one, in the paper's game and with equal output sizes.
+``audit_calibration_channels_large``
+    The calibration lines of GroundHog (release / ignore / read only the bounds) and the
+    bounds-only generator in the Querybased game: what each side channel leaks on its own.
+``audit_corrected_large``
+    ``corrected`` as it is now (teacher assignment exact under add/remove, fresh entropy unless
+    seeded) in every channel of both attacks at 1,000 per world: the re-audit of the hardened
+    preset (the other archives' ``corrected`` rows predate the add/remove assignment).
 ``audit_groundhog_large``
     Figure 5b's GroundHog game (Cervical, target 397, the paper's 1,000-iteration cap) for the
     seven presets in the paper and the controlled channel, 1,000 shadow models per world,
@@ -165,7 +172,13 @@ SETTING_COLUMNS = ("attack", "implementation", "channel", "variant")
 
 def _audit(attack: str, channels: tuple[str, ...]) -> Callable[..., tuple[pd.DataFrame, dict]]:
     """One attack's game for the six presets and ``corrected`` in ``channels`` (``paper``: the
-    paper's game; ``controlled``: same size in both worlds and public bounds).
+    paper's game; ``controlled``: same size in both worlds and public bounds); see
+    :func:`_audit_runs`."""
+    return _audit_runs(((attack, channels),), ALL_PRESETS)
+
+
+def _audit_runs(games: tuple[tuple[str, tuple[str, ...]], ...], presets: tuple[str, ...]) -> Callable[..., tuple[pd.DataFrame, dict]]:
+    """The audit settings of ``presets`` in each (attack, channels) of ``games``.
 
     Resumable per setting: ``done`` holds the records of settings finished in an earlier session
     (read back from the archive folder, where :func:`run_archive` writes them after every
@@ -180,21 +193,27 @@ def _audit(attack: str, channels: tuple[str, ...]) -> Callable[..., tuple[pd.Dat
         # cheapest presets first (measured GroundHog core-s per model, benchmarks/many_models.py),
         # so that a session that ends mid-run has saved the most settings
         cost = ("borealis", "corrected", "smartnoise", "updated", "turing", "synthcity", "original")
-        order = sorted(ALL_PRESETS, key=cost.index)
-        settings = A.make_settings(profile, attacks=(attack,), implementations=order, channels=channels)
+        order = sorted(presets, key=cost.index)
+        settings = [s for attack, channels in games
+                    for s in A.make_settings(profile, attacks=(attack,), implementations=order, channels=channels)]
         parts = [done] if done is not None and not done.empty else []
         finished = set() if not parts else set(map(tuple, done[list(SETTING_COLUMNS)].astype(str).to_numpy()))
         n_train, n_valid, n_test = profile.split
+        attacks = [a for a, _ in games]
+        channels = sorted({c for _, cs in games for c in cs}, key=list(("paper", "fixed_size", "controlled")).index)
 
         def meta_now(records: pd.DataFrame) -> dict:
             core = float(records.groupby("run_id")["train_seconds"].first().sum()) if len(records) else 0.0
             ran = records.groupby(list(SETTING_COLUMNS)).ngroups if len(records) else 0
+            games_text = "; ".join(f"{a}: {', '.join(cs)}" for a, cs in games)
             return {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
-                    "attack": attack, "channels": list(channels), "settings": [s.key() for s in settings],
+                    "attack": attacks[0] if len(attacks) == 1 else attacks, "channels": channels,
+                    "settings": [s.key() for s in settings],
                     "settings_done": ran, "complete": ran == len(settings),
                     "runs": (f"{profile.n_per_world:,} shadow models per world and preset ({n_train}/{n_valid}/{n_test} "
                              f"train/validation/test), {ran} of {len(settings)} settings "
-                             f"({len(ALL_PRESETS)} presets x {', '.join(channels)} channel)"),
+                             + (f"({len(presets)} presets x {', '.join(channels)} channel)" if len(games) == 1 else
+                                f"({', '.join(presets)}; {games_text})")),
                     "ceiling_clopper_pearson": profile.ceiling("clopper_pearson"),
                     "ceiling_bayesian": profile.ceiling("bayesian"), "core_seconds_measured": core}
 
@@ -232,6 +251,47 @@ def _calibration(profile_name: str, n_jobs: int | None, backend: str | None) -> 
     return records, meta
 
 
+def calibration_channel_runs() -> list[tuple[str, str, str, object]]:
+    """(attack, generator name, channel, factory) of :func:`_calibration_channels`."""
+    from .auditing.calibration import BoundsOnlyFactory, IgnoreFactory, ReleaseFactory
+
+    return [("groundhog", "release training data", "paper", ReleaseFactory()),
+            ("groundhog", "ignore training data", "paper", IgnoreFactory()),
+            ("groundhog", "read only the bounds", "paper", BoundsOnlyFactory()),
+            ("querybased", "read only the bounds", "paper", BoundsOnlyFactory()),
+            ("querybased", "read only the bounds", "fixed_size", BoundsOnlyFactory())]
+
+
+def _calibration_channels(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
+    """The calibration lines the Querybased archive lacks: GroundHog (Cervical, target 397, 686
+    output rows in both worlds) against a generator that releases its data, one that ignores it
+    and one that reads only each column's min and max (the bounds channel alone); and the
+    bounds-only generator in the Querybased game, paper sizes and equal sizes."""
+    from .auditing.audit import audit_generator
+    from .auditing.featurisers import NaiveFeaturiser, QueryFeaturiser
+    from .auditing.profiles import get_profile
+    from .auditing.settings import attack_data
+
+    profile = get_profile(profile_name)
+    rows = []
+    for attack, name, channel, factory in calibration_channel_runs():
+        d_out, d_in = attack_data(attack)
+        n_rows = len(d_in) if (attack == "groundhog" or channel == "fixed_size") else "train_size"
+        featurise = NaiveFeaturiser() if attack == "groundhog" else QueryFeaturiser()
+        recs = audit_generator(factory, d_out, d_in, profile=profile, featurise=featurise, n_synth_rows=n_rows,
+                               n_jobs=n_jobs, backend=backend, desc=f"calibration {attack}/{name}/{channel}")
+        rows.extend({"attack": attack, "implementation": name, "channel": channel, **r} for r in recs)
+    records = pd.DataFrame(rows)
+    n_train, n_valid, n_test = profile.split
+    core = float(records.groupby(["attack", "implementation", "channel"])["train_seconds"].first().sum())
+    meta = {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
+            "runs": (f"{profile.n_per_world:,} outputs per world ({n_train}/{n_valid}/{n_test} train/validation/test); "
+                     "GroundHog x 3 reference generators, Querybased x bounds-only x (paper, fixed_size)"),
+            "ceiling_clopper_pearson": profile.ceiling("clopper_pearson"),
+            "ceiling_bayesian": profile.ceiling("bayesian"), "core_seconds_measured": core}
+    return records, meta
+
+
 def _audit_querybased(channel: str) -> Callable[..., tuple[pd.DataFrame, dict]]:
     return _audit("querybased", (channel,))
 
@@ -244,9 +304,12 @@ ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, 
     "audit_groundhog_large": _audit("groundhog", ("paper", "controlled")),
     "audit_querybased_fixed_size_large": _audit("querybased", ("fixed_size",)),
     "audit_calibration_large": _calibration,
+    "audit_calibration_channels_large": _calibration_channels,
+    "audit_corrected_large": _audit_runs((("querybased", ("paper", "fixed_size", "controlled")),
+                                          ("groundhog", ("paper", "controlled"))), ("corrected",)),
 }
 #: archives that save after every setting and resume from what an earlier session saved
-RESUMABLE = ("audit_groundhog_large", "audit_querybased_fixed_size_large")
+RESUMABLE = ("audit_groundhog_large", "audit_querybased_fixed_size_large", "audit_corrected_large")
 
 
 def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None, backend: str | None = None,

@@ -124,3 +124,19 @@ def test_random_forest_attack_handles_nan_features_and_checks_shapes():
         random_forest_attack(features_out=fo, features_in=fi[:, :3], n_train=8, n_valid=4)
     with pytest.raises(ValueError, match="leave test outputs"):
         random_forest_attack(features_out=fo, features_in=fi, n_train=30, n_valid=10)
+
+
+def test_forest_attack_records_the_gdp_bound_of_the_whole_roc():
+    """Every record carries μ_lo from the held-out outputs' ROC (auditing.fdp): at the ceiling
+    for separable worlds, near 0 for identical ones, and the same for every bound method."""
+    rng = np.random.default_rng(0)
+    fo = rng.normal(size=(100, 3))
+    apart = random_forest_attack(features_out=fo, features_in=fo + 10.0, n_train=40, n_valid=20,
+                                 methods=("clopper_pearson", "bayesian"))
+    recs = [r.as_record() for r in apart.values()]
+    assert recs[0]["gdp_mu_lo"] == recs[1]["gdp_mu_lo"] == pytest.approx(recs[0]["gdp_mu_ceiling"])
+    same = random_forest_attack(features_out=fo, features_in=rng.normal(size=(100, 3)), n_train=40, n_valid=20)
+    rec = same["clopper_pearson"].as_record()
+    assert 0.0 <= rec["gdp_mu_lo"] < 0.5 * rec["gdp_mu_ceiling"]
+    off = random_forest_attack(features_out=fo, features_in=fo + 10.0, n_train=40, n_valid=20, gdp=False)
+    assert "gdp_mu_lo" not in off["clopper_pearson"].as_record()

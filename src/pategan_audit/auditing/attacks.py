@@ -23,6 +23,7 @@ broken towards the smallest threshold (the authors' order depends on process sch
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +31,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import roc_auc_score
 
 from .bounds import AttackCounts, eps_lower
+from .fdp import gdp_audit
 
 __all__ = [
     "DirectionResult",
@@ -71,6 +73,7 @@ class AttackResult:
     delta: float
     best: DirectionResult
     directions: tuple[DirectionResult, DirectionResult]
+    gdp: dict | None = None
 
     @property
     def threshold(self) -> float:
@@ -89,6 +92,9 @@ class AttackResult:
                 rec[f"{split}_{name}"] = getattr(counts, name)
         for d in self.directions:
             rec[f"epsilon_emp[{d.direction}]"] = d.test_epsilon
+        if self.gdp is not None:
+            for key in ("mu_lo", "epsilon_lo", "mu_ceiling", "epsilon_ceiling"):
+                rec[f"gdp_{key}"] = self.gdp[key]
         return rec
 
 
@@ -183,6 +189,8 @@ def random_forest_attack(
     alpha: float = 0.1,
     delta: float = 1e-5,
     n_estimators: int = 100,
+    gdp: bool = True,
+    gdp_alpha: float = 0.05,
 ) -> dict[str, AttackResult]:
     """The paper's attack (D.4): RandomForestClassifier (sklearn defaults, 100 trees) trained
     on the first ``n_train`` outputs per world; validation = next ``n_valid``; test = the rest.
@@ -190,6 +198,12 @@ def random_forest_attack(
     ``features_out``/``features_in``: (n_per_world, n_features). Returns {method: result}; the
     forest and its scores are shared by all methods (Fig. 12 recomputes only the bound).
     Non-finite features (e.g. the variance of a 1-row table) are replaced by 0.
+
+    gdp: also bound μ-GDP from the whole ROC curve of the held-out outputs (Nasr et al. 2023,
+    ``nasr2023tight``; :func:`pategan_audit.auditing.fdp.gdp_audit`, level 1 − ``gdp_alpha``):
+    every result then carries ``gdp`` (μ_lo and the ε at δ it implies *if* the mechanism's
+    trade-off curve is Gaussian, with the ceiling of these sample sizes), recorded as
+    ``gdp_*`` columns by :meth:`AttackResult.as_record`.
     """
     fo = np.nan_to_num(np.asarray(features_out, float), nan=0.0, posinf=0.0, neginf=0.0)
     fi = np.nan_to_num(np.asarray(features_in, float), nan=0.0, posinf=0.0, neginf=0.0)
@@ -204,5 +218,11 @@ def random_forest_attack(
     forest.fit(np.r_[fo[:n_train], fi[:n_train]], np.r_[np.zeros(n_train), np.ones(n_train)])
     s_out = forest.predict_proba(fo[n_train:])[:, 1]
     s_in = forest.predict_proba(fi[n_train:])[:, 1]
-    return {m: evaluate_scores(scores_out=s_out, scores_in=s_in, n_valid=n_valid, method=m, alpha=alpha, delta=delta)
-            for m in methods}
+    results = {m: evaluate_scores(scores_out=s_out, scores_in=s_in, n_valid=n_valid, method=m, alpha=alpha, delta=delta)
+               for m in methods}
+    if gdp:
+        # the whole ROC of all held-out outputs (validation + test): its simultaneous bounds make
+        # the choice of threshold free, so no split is needed (auditing.fdp)
+        g = gdp_audit(s_out, s_in, alpha=gdp_alpha, delta=delta)
+        results = {m: dataclasses.replace(r, gdp=g) for m, r in results.items()}
+    return results

@@ -56,14 +56,35 @@ def test_collect_archived_takes_best_of_n_and_setting_a(tmp_path):
     assert card.loc[card["ours"].notna(), "paper"].notna().all()  # every archived value meets a paper number
 
 
-def test_collect_archived_audit_rows_carry_the_ceiling(tmp_path):
-    rec = pd.DataFrame([{"implementation": impl, "method": m, "epsilon_emp": 4.0}
+def _audit_record(impl, method, channel, fp, fn, attack="querybased", n=400):
+    from pategan_audit.auditing.bounds import AttackCounts, eps_lower
+
+    eps = eps_lower(AttackCounts(FP=fp, TN=n - fp, FN=fn, TP=n - fn), method=method, alpha=0.1, delta=1e-5)
+    return {"attack": attack, "implementation": impl, "channel": channel, "variant": "as benchmarked",
+            "method": method, "epsilon_emp": eps, "auc": 0.9, "alpha": 0.1, "delta": 1e-5, "profile": "large",
+            "n_per_world": 1000, "test_FP": fp, "test_TN": n - fp, "test_FN": fn, "test_TP": n - fn}
+
+
+def test_collect_archived_audit_rows_carry_their_spread(tmp_path):
+    """Figure 5 at the archived scale is judged by each cell's own spread: a perfect attack
+    (zero spread, at the paper's 4.68) reproduces; a weaker one far from the paper does not."""
+    rec = pd.DataFrame([_audit_record(impl, m, "paper", *(0, 0) if impl != "updated" else (120, 150))
                         for impl in (*R.IMPLEMENTATIONS, "corrected") for m in ("clopper_pearson", "bayesian")])
     write_archive("audit_querybased_large", rec, {"profile": "large", "ceiling_clopper_pearson": 4.68}, directory=tmp_path)
     got = scorecard.collect_archived(tmp_path)
     assert set(got["row"]) == set(R.IMPLEMENTATIONS)  # corrected is ours, not a paper number
     assert (got["table"] == "figure5").all() and (got["column"] == "querybased").all()
-    assert (got["ceiling"] == 4.68).all()
+    assert (got["interval_lo"] <= got["ours"] + 1e-9).all() and (got["ours"] <= got["interval_hi"] + 1e-9).all()
+    card = scorecard.build(got).set_index(["row", "column"])
+    assert card.loc[("smartnoise", "querybased"), "verdict"] == "reproduced"  # 4.68 vs 4.68
+    assert card.loc[("updated", "querybased"), "verdict"] == "differs"  # ≈ 0.7 vs the paper's 2.18
+    assert "spread" in card.loc[("updated", "querybased"), "tolerance"]
+
+
+def test_spread_rule_can_fail_and_pass():
+    row = {"table": "figure5", "paper": 2.18, "ceiling": 4.68}
+    assert scorecard._verdict(pd.Series({**row, "ours": 3.04, "interval_lo": 2.87, "interval_hi": 3.19})) == "differs"
+    assert scorecard._verdict(pd.Series({**row, "ours": 2.40, "interval_lo": 2.0, "interval_hi": 2.8})) == "reproduced"
 
 
 def test_collect_archived_without_archives_is_empty(tmp_path):

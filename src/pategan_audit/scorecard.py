@@ -11,6 +11,11 @@ Verdicts: ``reproduced`` (|ours − paper| ≤ tolerance), ``differs``, ``not ye
 at this profile), and for audit bounds ``reproduced up to ceiling`` (ours reaches the largest
 value the profile's number of shadow models can certify, which is below the paper's value) and
 ``profile too small to certify`` (that ceiling is within the tolerance of 0).
+
+Where ours comes with a measured spread (``interval_lo``/``interval_hi``: the archived audit at
+1,000 shadow models per world, :mod:`pategan_audit.auditing.verdicts`), the tolerance is that
+spread instead of the table's fixed one: ``|ours − paper| <= sqrt(2) · max(half-width, 0.05)``;
+the ceiling rules do not apply there.
 """
 from __future__ import annotations
 
@@ -52,6 +57,9 @@ TOLERANCES: dict[str, Tolerance] = {
                          "near-perfect attack moves by ~0.2-0.5 with a few errors"),
 }
 
+
+#: Smallest half-width of a measured spread (the archived audit's ε_emp, auditing.verdicts).
+SPREAD_FLOOR = 0.05
 
 # Differences we understand, shown beside the verdict (protocols spec A.2, G).
 EXPLANATIONS: dict[tuple[str, str, str], str] = {
@@ -101,7 +109,7 @@ def paper_numbers() -> pd.DataFrame:
 
 
 #: Columns of our values (what the sections' ``scorecard.csv`` files and the archives give).
-OURS_COLUMNS = ["section", "table", "row", "column", "ours", "profile", "runs", "ceiling"]
+OURS_COLUMNS = ["section", "table", "row", "column", "ours", "profile", "runs", "ceiling", "interval_lo", "interval_hi"]
 
 
 def collect_ours(results_dir: str | Path) -> pd.DataFrame:
@@ -147,19 +155,29 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
                      for (c, d), v in per.groupby(["classifier", "dataset"])["auroc"].first().items()]
         for r in rows:
             r.update(section="utility", profile=prof)
-    audit = read_archive("audit_querybased_large", directory=directory)
-    if audit is not None:
-        rec = audit.records
-        cp = rec[(rec["method"] == "clopper_pearson") & rec["implementation"].isin(R.IMPLEMENTATIONS)]
-        rows += [{"section": "auditing", "table": "figure5", "row": r["implementation"], "column": "querybased",
-                  "ours": float(r["epsilon_emp"]), "profile": audit.meta["profile"], "runs": audit.meta.get("runs", ""),
-                  "ceiling": audit.meta.get("ceiling_clopper_pearson")} for _, r in cp.iterrows()]
+    from .auditing import verdicts
+
+    audit = verdicts.paper_scale_records(directory=directory)
+    if not audit.empty:
+        table = verdicts.figure5_table(audit, R.audit_reference())
+        for r in verdicts.scorecard_rows(table):
+            part = audit[(audit["attack"] == r["column"]) & (audit["implementation"] == r["row"])
+                         & (audit["channel"] == "paper")].iloc[0]
+            rows.append({"section": "auditing", **r, "profile": part["profile"],
+                         "runs": f"{int(part['n_per_world']):,} shadow models per world, paper channel ({part['archive']})"})
     return pd.DataFrame(rows, columns=OURS_COLUMNS)
+
+
+def _has_interval(row) -> bool:
+    return not pd.isna(row.get("interval_lo", np.nan)) and not pd.isna(row.get("interval_hi", np.nan))
 
 
 def _verdict(row) -> str:
     if pd.isna(row["ours"]):
         return "not yet run"
+    if _has_interval(row):  # a measured spread (auditing.verdicts): the same rule, from the data
+        half = max((row["interval_hi"] - row["interval_lo"]) / 2, SPREAD_FLOOR)
+        return "reproduced" if abs(row["ours"] - row["paper"]) <= np.sqrt(2) * half + 1e-12 else "differs"
     tol = TOLERANCES.get(row["table"], Tolerance("abs", 0.0, ""))
     diff = abs(row["ours"] - row["paper"])
     limit = tol.value * (abs(row["paper"]) if tol.kind == "rel" else 1.0)
@@ -181,6 +199,11 @@ def build(ours: pd.DataFrame) -> pd.DataFrame:
     card["difference"] = card["ours"] - card["paper"]
     card["tolerance"] = [f"{TOLERANCES[t].value:g}{' (rel.)' if TOLERANCES[t].kind == 'rel' else ''}"
                          if t in TOLERANCES else "exact" for t in card["table"]]
+    if "interval_lo" in card.columns:
+        spread = card["interval_lo"].notna() & card["interval_hi"].notna()
+        card.loc[spread, "tolerance"] = [
+            f"{np.sqrt(2) * max((hi - lo) / 2, SPREAD_FLOOR):.2f} (spread {lo:.2f}–{hi:.2f})"
+            for lo, hi in zip(card.loc[spread, "interval_lo"], card.loc[spread, "interval_hi"])]
     card["verdict"] = card.apply(_verdict, axis=1)
     card["explanation"] = [EXPLANATIONS.get(k, "") for k in zip(card["table"], card["row"], card["column"])]
     return card[["table", "row", "column", "paper", "ours", "difference", "tolerance", "verdict", "explanation",

@@ -21,6 +21,7 @@ from .formulas import (
     vote_q,
 )
 from .gaussian import SIGMA_KINDS, gaussian_label_noise_sigma, label_flip_probability
+from . import gnmax as gnmax  # Confident-GNMax analysis (PATE 2018): accounting.gnmax.*
 
 __all__ = [
     "KINDS",

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pategan_audit.implementations import PRESETS, create
+from pategan_audit.implementations import create
+from pategan_audit.implementations.registry import ALL_NAMES
 
 PATE = ("updated", "synthcity", "borealis", "smartnoise", "corrected")
 
@@ -19,7 +20,7 @@ def _available(name: str) -> bool:
 
 def presets():
     return [pytest.param(n, marks=pytest.mark.skipif(not _available(n), reason=f"implementations/{n}.py not written yet"))
-            for n in PRESETS]
+            for n in ALL_NAMES]
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +32,7 @@ def data(cervical):
 def make(name, bounds, **kw):
     kw.setdefault("num_teachers", 2)
     kw.setdefault("max_iter", 2)
-    if name == "corrected":
+    if name in ("corrected", "gnmax"):
         kw.setdefault("public_bounds", bounds)
     return create(name, **kw)
 

@@ -161,6 +161,14 @@ class PateGenerator(BaseGenerator):
     def _charges_worst_case(self) -> bool:
         return False
 
+    def _make_accountant(self, num_teachers: int):
+        """The accountant and its data-independent per-query increment (the moments accountant
+        of ``config.accountant``; gnmax brings a Rényi-DP one)."""
+        acc = MomentsAccountant(self.config.accountant, lam=self.config.lam, num_moments=self.config.num_moments,
+                                delta=self.delta_, num_teachers=num_teachers, warn_at_edge=False)
+        return acc, data_independent_increment(self.config.accountant, lam=self.config.lam,
+                                               num_moments=self.config.num_moments)
+
     # -- helpers for presets -------------------------------------------------------------------
     def _resolve_num_teachers(self, num_rows: int) -> int:
         k = self.config.num_teachers if self.config.num_teachers is not None else self._default_num_teachers(num_rows)
@@ -259,10 +267,7 @@ class PateGenerator(BaseGenerator):
         N, k = self.X_.shape[0], self.num_teachers_
         self.delta_ = self._delta(N)
         self._seen = np.zeros((k, N), dtype=bool)
-        self.accountant = MomentsAccountant(self.config.accountant, lam=self.config.lam, num_moments=self.config.num_moments,
-                                            delta=self.delta_, num_teachers=k, warn_at_edge=False)
-        self._worst_increment = data_independent_increment(self.config.accountant, lam=self.config.lam,
-                                                           num_moments=self.config.num_moments)
+        self.accountant, self._worst_increment = self._make_accountant(k)
         budget = self._epsilon_budget()
         self.trace.extra.update(num_teachers=k, batch_size=self.batch_size_, delta=self.delta_, epsilon_budget=budget)
         return budget

@@ -40,6 +40,17 @@ class NeuralPateGenerator(PateGenerator):
         return int(self.config.student_iters) * int(self.batch_size_)
 
     def _iteration(self, it: int) -> None:
+        self._train_teachers()
+        B = self.batch_size_
+        for _ in range(int(self.config.student_iters)):
+            with torch.no_grad():
+                u = self._fakes(self._latent(B, self.train_gen, sampling=False), generator=self.train_gen)
+            r = self._label(u)
+            self._student_step(u, r)
+        self._generator_step()
+
+    def _train_teachers(self) -> None:
+        """Step 1: ``n_T`` rounds of one batched teacher step on B own rows and B fakes each."""
         k, B = self.num_teachers_, self.batch_size_
         for _ in range(int(self.config.teacher_iters)):
             rows = self.sampler.sample(B, generator=self.train_gen)
@@ -51,14 +62,18 @@ class NeuralPateGenerator(PateGenerator):
                 fake = self._fakes(self._latent(k * B, self.train_gen, sampling=False), generator=self.train_gen)
             self.teachers.train_step(real, fake.reshape(k, B, -1), separate=self._separate_teacher_steps,
                                      real_weight=has_rows.float() if empty else None)
-        for _ in range(int(self.config.student_iters)):
-            with torch.no_grad():
-                u = self._fakes(self._latent(B, self.train_gen, sampling=False), generator=self.train_gen)
-            r = self._label(u)
-            loss_s = F.binary_cross_entropy_with_logits(self.student.single(u)[:, 0], r)
-            self.opt_student.zero_grad(set_to_none=True)
-            loss_s.backward()
-            self.opt_student.step()
+
+    def _student_step(self, u: torch.Tensor, r: torch.Tensor) -> None:
+        """One student step on ``BCE(S(u), r)`` (rows ``u``, released labels ``r``)."""
+        loss_s = F.binary_cross_entropy_with_logits(self.student.single(u)[:, 0], r)
+        self.opt_student.zero_grad(set_to_none=True)
+        loss_s.backward()
+        self.opt_student.step()
+
+    def _generator_step(self, batch: int | None = None) -> None:
+        """Step 3: one generator step on the non-saturating loss ``BCE(S(G(z)), 1)`` over
+        ``batch`` rows (default B)."""
+        B = self.batch_size_ if batch is None else int(batch)
         fake = self._fakes(self._latent(B, self.train_gen, sampling=False), generator=self.train_gen)
         loss_g = F.binary_cross_entropy_with_logits(self.student.single(fake)[:, 0], torch.ones(B))
         self.opt_generator.zero_grad(set_to_none=True)

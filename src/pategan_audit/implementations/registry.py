@@ -9,7 +9,7 @@ from typing import Any
 
 from .base import BaseConfig, BaseGenerator, make_config
 
-__all__ = ["PRESETS", "REGISTRY", "create", "get_class", "get_config_class", "released_overrides"]
+__all__ = ["PRESETS", "ALL_NAMES", "REGISTRY", "create", "get_class", "get_config_class", "released_overrides"]
 
 PRESETS: tuple[str, ...] = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
 
@@ -21,12 +21,15 @@ REGISTRY: dict[str, str] = {
     "borealis": "pategan_audit.implementations.borealis:Borealis",
     "smartnoise": "pategan_audit.implementations.smartnoise:Smartnoise",
     "corrected": "pategan_audit.implementations.corrected:Corrected",
+    "gnmax": "pategan_audit.implementations.gnmax:GNMax",
 }
+#: every registered name: the seven of :data:`PRESETS` and our ``gnmax`` (PATE 2018's aggregation)
+ALL_NAMES: tuple[str, ...] = tuple(REGISTRY)
 
 
 def _check_name(name: str) -> str:
     if name not in REGISTRY:
-        raise ValueError(f"unknown implementation {name!r}; choose one of: {', '.join(PRESETS)}")
+        raise ValueError(f"unknown implementation {name!r}; choose one of: {', '.join(REGISTRY)}")
     return name
 
 

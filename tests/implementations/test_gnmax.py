@@ -1,0 +1,95 @@
+"""gnmax (implementations/gnmax.py): Confident-GNMax votes, the Rényi-DP accountant charging
+every query, the budget rule that fixes the iteration count in advance, and the replay buffer."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from pategan_audit.accounting.gnmax import DEFAULT_ORDERS, epsilon_from_rdp
+from pategan_audit.implementations import create
+from pategan_audit.implementations.gnmax import confident_gnmax, noise_for_budget, per_query_rdp
+
+from .conftest import make_toy, toy_bounds
+
+
+def _fit(toy, **kw):
+    kw.setdefault("planned_queries", 64)
+    kw.setdefault("query_batch", 8)
+    kw.setdefault("seed", 0)
+    return create("gnmax", public_bounds=toy_bounds(toy), **kw).fit(toy, label="y")
+
+
+def test_per_query_cost_is_threshold_plus_gnmax():
+    """PATE 2018: threshold check λ/(2σ₁²) (sensitivity 1) plus GNMax λ/σ₂² (Prop. 8)."""
+    rdp = per_query_rdp(3.0, 5.0)
+    np.testing.assert_allclose(rdp, DEFAULT_ORDERS / (2 * 9.0) + DEFAULT_ORDERS / 25.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("queries", [16, 2048])
+def test_noise_for_budget_spends_exactly_the_budget(queries):
+    s = noise_for_budget(queries, epsilon=1.0, delta=1e-5)
+    eps = epsilon_from_rdp(queries * per_query_rdp(s, s), orders=DEFAULT_ORDERS, delta=1e-5)[0]
+    assert eps == pytest.approx(1.0, abs=1e-9)
+    assert epsilon_from_rdp((queries + 1) * per_query_rdp(s, s), orders=DEFAULT_ORDERS, delta=1e-5)[0] > 1.0
+    # the zCDP reading: ρ = 1.5 Q / σ² and ε ≈ ρ + 2√(ρ ln(1/δ)) — within the discreteness of the order grid
+    rho = 1.5 * queries / s**2
+    assert rho + 2 * np.sqrt(rho * np.log(1e5)) == pytest.approx(1.0, rel=0.02)
+
+
+def test_confident_gnmax_answers_consensus_and_abstains_on_ties():
+    g = torch.Generator().manual_seed(0)
+    n1 = torch.tensor([10, 0, 5, 5])
+    labels, answered, noise = confident_gnmax(n1, num_teachers=10, threshold=0.8, sigma_threshold=1e-6,
+                                              sigma_vote=1e-6, generator=g)
+    assert answered.tolist() == [True, True, False, False]
+    assert labels[:2].tolist() == [1, 0]
+    assert noise.shape == (4, 3)
+
+
+def test_confident_gnmax_draws_do_not_depend_on_the_votes():
+    outs = []
+    for n1 in (torch.tensor([0, 0, 0]), torch.tensor([7, 3, 10])):
+        g = torch.Generator().manual_seed(5)
+        confident_gnmax(n1, num_teachers=10, threshold=0.6, sigma_threshold=2.0, sigma_vote=2.0, generator=g)
+        outs.append(torch.rand(1, generator=g))
+    assert torch.equal(outs[0], outs[1])
+
+
+def test_every_query_is_charged_and_the_budget_is_met_before_it_runs_out():
+    toy = make_toy(200)
+    m = _fit(toy, record=True)
+    assert m.trace.iterations == 64 // 8  # the budget rule: planned_queries / query_batch
+    assert m.accountant.num_queries == 64
+    expected = epsilon_from_rdp(64 * per_query_rdp(m.sigma_threshold_, m.sigma_vote_), orders=DEFAULT_ORDERS,
+                                delta=1e-5)[0]
+    assert m.trace.eps_hat[-1] == pytest.approx(expected, rel=1e-12) and m.trace.eps_hat[-1] <= 1.0 + 1e-12
+    assert all(c.all() for c in m.trace.extra["charged"])  # answered or not
+
+
+def test_unanswered_queries_never_reach_the_student():
+    toy = make_toy(200)
+    m = _fit(toy, record=True, threshold=0.95)
+    labels = np.concatenate(m.trace.labels)
+    answered = int((labels >= 0).sum())
+    assert answered == sum(m.trace.extra["answered"]) < len(labels)  # -1 marks an unanswered query
+    assert sum(len(r) for r in m._replay_rows) == answered
+
+
+def test_teachers_follow_the_public_rule_and_seed_reproduces():
+    toy = make_toy(200)
+    a, b = _fit(toy), _fit(toy)
+    assert a.num_teachers_ == max(10, 200 // 8)
+    np.testing.assert_array_equal(a.sample(20, seed=1).to_numpy(), b.sample(20, seed=1).to_numpy())
+
+
+def test_fixed_noise_and_bad_settings():
+    toy = make_toy(120)
+    m = _fit(toy, sigma_threshold=50.0, sigma_vote=40.0, planned_queries=10**6)
+    assert (m.sigma_threshold_, m.sigma_vote_) == (50.0, 40.0)
+    with pytest.raises(ValueError, match="data-independently"):
+        create("gnmax", charging="data_dependent")
+    with pytest.raises(ValueError, match="threshold"):
+        create("gnmax", threshold=1.5)
+    with pytest.raises(ValueError, match="query_batch"):
+        create("gnmax", query_batch=0)

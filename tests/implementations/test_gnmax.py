@@ -8,6 +8,7 @@ import torch
 
 from pategan_audit.accounting.gnmax import DEFAULT_ORDERS, epsilon_from_rdp
 from pategan_audit.implementations import create
+from pategan_audit.accounting.gnmax import max_queries_within_budget
 from pategan_audit.implementations.gnmax import confident_gnmax, noise_for_budget, per_query_rdp
 
 from .conftest import make_toy, toy_bounds
@@ -16,6 +17,7 @@ from .conftest import make_toy, toy_bounds
 def _fit(toy, **kw):
     kw.setdefault("planned_queries", 64)
     kw.setdefault("query_batch", 8)
+    kw.setdefault("generator_steps", 16)
     kw.setdefault("seed", 0)
     return create("gnmax", public_bounds=toy_bounds(toy), **kw).fit(toy, label="y")
 
@@ -79,7 +81,8 @@ def test_unanswered_queries_never_reach_the_student():
 def test_teachers_follow_the_public_rule_and_seed_reproduces():
     toy = make_toy(200)
     a, b = _fit(toy), _fit(toy)
-    assert a.num_teachers_ == max(10, 200 // 8)
+    assert a.num_teachers_ == 200  # rows_per_teacher = 1
+    assert a.steps_per_iteration_ == 2  # 16 generator steps over 8 iterations
     np.testing.assert_array_equal(a.sample(20, seed=1).to_numpy(), b.sample(20, seed=1).to_numpy())
 
 
@@ -93,3 +96,20 @@ def test_fixed_noise_and_bad_settings():
         create("gnmax", threshold=1.5)
     with pytest.raises(ValueError, match="query_batch"):
         create("gnmax", query_batch=0)
+
+
+def test_default_rule_sets_noise_from_the_teacher_count_and_queries_from_the_budget():
+    """σ₁ = σ₂ = k/4 and as many queries as (ε, δ) pays for at that σ, asked 16 at a time."""
+    toy = make_toy(400)
+    m = create("gnmax", public_bounds=toy_bounds(toy), seed=0, generator_steps=8).fit(toy, label="y")
+    k = m.num_teachers_
+    assert k == 400 and m.sigma_vote_ == m.sigma_threshold_ == 0.25 * k
+    q = max_queries_within_budget(per_query_rdp(100.0, 100.0), orders=DEFAULT_ORDERS, epsilon=1.0, delta=1e-5)
+    assert m.trace.iterations == m.planned_iterations_ == q // 16
+    assert m.trace.eps_hat[-1] <= 1.0 and m.trace.eps_hat[-1] > 0.9  # the budget is nearly spent
+
+
+def test_too_few_teachers_for_one_iteration_is_a_clear_error():
+    toy = make_toy(40)
+    with pytest.raises(ValueError, match="cannot pay for one iteration"):
+        create("gnmax", public_bounds=toy_bounds(toy), seed=0).fit(toy, label="y")

@@ -26,11 +26,19 @@ changes three things:
    take many more steps than there are labels. corrected instead pays for every row each
    student step sees (5 × 64 per iteration).
 
-Hyperparameters are set from public quantities only (N, the budget), never from the data:
-``k = max(10, ⌊N / rows_per_teacher⌋)`` teachers (default 8 rows each: many teachers make the
-vote margins large compared with the noise); ``σ₁ = σ₂ = σ`` chosen so that ``planned_queries``
-queries spend exactly the budget (:func:`noise_for_budget`); ``query_batch`` queries per
-iteration, hence ``⌊planned_queries / query_batch⌋`` iterations; threshold ``0.6 · k``.
+Hyperparameters are set from public quantities only (N, ε, δ), never from the data; the rule
+follows from what makes a noisy vote informative. Vote margins grow with the number of teachers
+k while the budget fixes the noise for a given number of queries, so the preset uses as many
+teachers as rows (``rows_per_teacher = 1``: with independent assignment about a third of the
+teachers are empty and vote on fakes only) and sets ``σ₁ = σ₂ = noise_fraction · k`` (a quarter
+of the teachers by default: a query that 75 % of the teachers call real is labelled real about
+90 % of the time); the number of queries is then whatever (ε, δ) pays for at that σ
+(:func:`~pategan_audit.accounting.gnmax.max_queries_within_budget`), asked ``query_batch`` at a
+time, which fixes the number of iterations before training. Because those labels are reused, the
+generator's ``generator_steps`` steps in total (each after ``student_iters`` student steps on the
+replay buffer) are spread over the iterations. Passing ``planned_queries`` instead fixes the
+number of queries and derives σ from the budget (:func:`noise_for_budget`); ``sigma_threshold``
+and ``sigma_vote`` fix the noise outright. The threshold is ``0.6 · k``.
 
 Not implemented here: the data-dependent analysis of PATE 2018 (Thm 6) with a smooth-sensitivity
 release of the resulting ε (``accounting.gnmax.release_gnmax_epsilon`` is ready for it); with
@@ -45,7 +53,7 @@ import numpy as np
 import torch
 from scipy.optimize import brentq
 
-from ..accounting.gnmax import DEFAULT_ORDERS, epsilon_from_rdp, gnmax_rdp, threshold_rdp
+from ..accounting.gnmax import DEFAULT_ORDERS, epsilon_from_rdp, gnmax_rdp, max_queries_within_budget, threshold_rdp
 from .corrected import Corrected, CorrectedConfig
 
 __all__ = ["GNMaxConfig", "GNMax", "RdpAccountant", "noise_for_budget", "confident_gnmax"]
@@ -55,12 +63,14 @@ __all__ = ["GNMaxConfig", "GNMax", "RdpAccountant", "noise_for_budget", "confide
 class GNMaxConfig(CorrectedConfig):
     """gnmax settings (see the module docstring)."""
 
-    rows_per_teacher: int = 8
+    rows_per_teacher: int = 1
     threshold: float = 0.6
+    noise_fraction: float = 0.25
     sigma_threshold: float | None = None
     sigma_vote: float | None = None
-    planned_queries: int = 2048
+    planned_queries: int | None = None
     query_batch: int = 16
+    generator_steps: int = 1000
     replay_size: int = 4096
     student_batch: int = 64
     student_iters: int = 5
@@ -70,10 +80,15 @@ class GNMaxConfig(CorrectedConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name in ("rows_per_teacher", "planned_queries", "query_batch", "replay_size", "student_batch"):
+        for name in ("rows_per_teacher", "planned_queries", "query_batch", "replay_size", "student_batch",
+                     "generator_steps"):
             value = getattr(self, name)
+            if name == "planned_queries" and value is None:
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if not (isinstance(self.noise_fraction, (int, float)) and 0 < self.noise_fraction < np.inf):
+            raise ValueError(f"noise_fraction must be a positive number (σ = noise_fraction · k), got {self.noise_fraction!r}")
         if not 0.0 <= float(self.threshold) <= 1.0:
             raise ValueError(f"threshold is a fraction of the teachers in [0, 1], got {self.threshold!r}")
         for name in ("sigma_threshold", "sigma_vote"):
@@ -167,19 +182,38 @@ class GNMax(Corrected):
     def _queries_per_iteration(self) -> int:
         return int(self.config.query_batch)
 
-    def _sigmas(self) -> tuple[float, float]:
+    def _sigmas(self, num_teachers: int) -> tuple[float, float]:
+        """σ₁, σ₂ from the settings: given outright, from ``planned_queries`` and the budget, or
+        ``noise_fraction · k`` (the default rule; see the module docstring)."""
         cfg = self.config
-        if cfg.sigma_threshold is not None and cfg.sigma_vote is not None:
-            return float(cfg.sigma_threshold), float(cfg.sigma_vote)
-        s = noise_for_budget(int(cfg.planned_queries), epsilon=self._epsilon_budget(), delta=self.delta_)
+        if cfg.planned_queries is not None:
+            s = noise_for_budget(int(cfg.planned_queries), epsilon=self._epsilon_budget(), delta=self.delta_)
+        else:
+            s = float(cfg.noise_fraction) * num_teachers
         return (float(cfg.sigma_threshold) if cfg.sigma_threshold is not None else s,
                 float(cfg.sigma_vote) if cfg.sigma_vote is not None else s)
 
+    def _planned_iterations(self, per_query: np.ndarray) -> int:
+        """Iterations the budget pays for (the safe stopping rule ends the run there)."""
+        q = max_queries_within_budget(per_query, orders=DEFAULT_ORDERS, epsilon=self._epsilon_budget(), delta=self.delta_)
+        iterations = int(q) // int(self.config.query_batch)
+        if self.config.max_iter is not None:
+            iterations = min(iterations, int(self.config.max_iter))
+        if iterations < 1:
+            raise ValueError(
+                f"epsilon={self._epsilon_budget():g} cannot pay for one iteration of {self.config.query_batch} queries at "
+                f"sigma={self.sigma_vote_:.4g} (k={self.num_teachers_}); raise epsilon, lower query_batch, or use more "
+                "teachers (rows_per_teacher) so that noise_fraction * k buys more queries")
+        return iterations
+
     def _make_accountant(self, num_teachers: int):
-        self.sigma_threshold_, self.sigma_vote_ = self._sigmas()
+        self.sigma_threshold_, self.sigma_vote_ = self._sigmas(num_teachers)
         per_query = per_query_rdp(self.sigma_threshold_, self.sigma_vote_)
+        self.planned_iterations_ = self._planned_iterations(per_query)
+        self.steps_per_iteration_ = max(1, -(-int(self.config.generator_steps) // self.planned_iterations_))
         self.trace.extra.update(sigma_threshold=self.sigma_threshold_, sigma_vote=self.sigma_vote_,
-                                threshold_votes=float(self.config.threshold) * num_teachers)
+                                threshold_votes=float(self.config.threshold) * num_teachers,
+                                planned_iterations=self.planned_iterations_, steps_per_iteration=self.steps_per_iteration_)
         self._replay_rows: list[torch.Tensor] = []
         self._replay_labels: list[torch.Tensor] = []
         self.trace.extra["answered"] = []
@@ -215,9 +249,10 @@ class GNMax(Corrected):
             rows = rows[-int(self.config.replay_size):]
             self._replay_rows = [rows]
             self._replay_labels = [torch.cat(self._replay_labels)[-int(self.config.replay_size):]]
-        if len(rows):
-            ys = torch.cat(self._replay_labels)
-            for _ in range(int(self.config.student_iters)):
-                pick = torch.randint(len(rows), (int(self.config.student_batch),), generator=self.train_gen)
-                self._student_step(rows[pick], ys[pick])
-        self._generator_step(int(self.config.student_batch))
+        ys = torch.cat(self._replay_labels) if len(rows) else None
+        for _ in range(self.steps_per_iteration_):
+            if len(rows):
+                for _ in range(int(self.config.student_iters)):
+                    pick = torch.randint(len(rows), (int(self.config.student_batch),), generator=self.train_gen)
+                    self._student_step(rows[pick], ys[pick])
+            self._generator_step(int(self.config.student_batch))

@@ -111,3 +111,14 @@ def test_errors(tmp_path, monkeypatch):
     with pytest.raises(D.DataError, match="is missing"):
         D.load("cervical_cancer")
     D._checked.cache_clear()
+
+
+def test_data_readme_lists_every_checksum():
+    """data/README.md documents each bundled file with the SHA-256 the loader checks."""
+    from pathlib import Path
+
+    from pategan_audit.datasets import CHECKSUMS
+
+    text = (Path(__file__).resolve().parents[1] / "data" / "README.md").read_text()
+    for relpath, digest in CHECKSUMS.items():
+        assert f"`{relpath}` | `{digest}`" in text, relpath

@@ -76,7 +76,8 @@ class MomentsAccountant:
         self.warn_at_edge = bool(warn_at_edge)
         self.alpha = np.zeros(self.num_moments, dtype=np.float64)
         self.num_queries = 0
-        self._worst_case = data_independent_increment(self.kind, lam=self.lam, num_moments=self.num_moments)
+        #: α increment of one query charged whatever its votes (the data-independent bound)
+        self.worst_case_increment = data_independent_increment(self.kind, lam=self.lam, num_moments=self.num_moments)
         self._table = moment_increments(  # [k+1, L]: increment of a query with n1 = row index
             self.kind,
             n1=np.arange(self.num_teachers + 1),
@@ -117,7 +118,7 @@ class MomentsAccountant:
         """
         if isinstance(n_queries, (bool, np.bool_)) or not isinstance(n_queries, (int, np.integer)) or n_queries < 0:
             raise ValueError(f"n_queries must be a non-negative integer (queries per iteration), got {n_queries!r}")
-        alpha = self.alpha + int(n_queries) * self._worst_case
+        alpha = self.alpha + int(n_queries) * self.worst_case_increment
         return epsilon_from_moments(alpha, delta=self.delta, warn=False)[0]
 
     def copy(self) -> "MomentsAccountant":

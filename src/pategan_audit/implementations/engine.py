@@ -31,7 +31,7 @@ import pandas as pd
 import torch
 
 from ..accounting import MomentsAccountant
-from ..accounting.formulas import KINDS, data_independent_increment
+from ..accounting.formulas import KINDS
 from ..components.votes import MECHANISMS, aggregate
 from .base import BaseConfig, BaseGenerator, validate_privacy, validate_seed
 
@@ -166,8 +166,7 @@ class PateGenerator(BaseGenerator):
         of ``config.accountant``; gnmax brings a Rényi-DP one)."""
         acc = MomentsAccountant(self.config.accountant, lam=self.config.lam, num_moments=self.config.num_moments,
                                 delta=self.delta_, num_teachers=num_teachers, warn_at_edge=False)
-        return acc, data_independent_increment(self.config.accountant, lam=self.config.lam,
-                                               num_moments=self.config.num_moments)
+        return acc, acc.worst_case_increment
 
     # -- helpers for presets -------------------------------------------------------------------
     def _resolve_num_teachers(self, num_rows: int) -> int:

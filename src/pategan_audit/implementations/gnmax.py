@@ -134,6 +134,11 @@ class RdpAccountant:
         self.alpha = self.alpha + n * self.per_query
         self.num_queries += n
 
+    @property
+    def worst_case_increment(self) -> np.ndarray:
+        """RDP of one query, charged whatever its votes (every charge of this accountant)."""
+        return self.per_query
+
     def copy(self) -> "RdpAccountant":
         other = RdpAccountant(self.per_query, delta=self.delta, orders=self.orders)
         other.alpha, other.num_queries = self.alpha.copy(), self.num_queries

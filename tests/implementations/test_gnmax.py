@@ -81,7 +81,7 @@ def test_unanswered_queries_never_reach_the_student():
 def test_teachers_follow_the_public_rule_and_seed_reproduces():
     toy = make_toy(200)
     a, b = _fit(toy), _fit(toy)
-    assert a.num_teachers_ == 200  # rows_per_teacher = 1
+    assert a.num_teachers_ == 200  # k = N: the budget cannot pay for target_queries at σ = k/4 on 200 rows
     assert a.steps_per_iteration_ == 2  # 16 generator steps over 8 iterations
     np.testing.assert_array_equal(a.sample(20, seed=1).to_numpy(), b.sample(20, seed=1).to_numpy())
 
@@ -142,3 +142,11 @@ def test_charge_covers_the_exact_renyi_divergence_of_every_neighbouring_vote_pai
                 worst = np.maximum(worst, div)
     assert (worst <= charged + 1e-12).all()
     assert worst.max() > 0.05 * charged.max()  # the check is not vacuous: the bound is within 20x
+
+
+def test_teacher_count_rule_stops_at_what_the_target_queries_need():
+    """Large N: the smallest k with σ = k/4 paying for target_queries; small N: k = N."""
+    sigma = noise_for_budget(4096, epsilon=1.0, delta=1e-5)
+    big = create("gnmax", seed=0)._default_num_teachers(100_000)
+    assert big == int(np.ceil(sigma / 0.25)) < 100_000
+    assert create("gnmax", seed=0)._default_num_teachers(500) == 500

@@ -28,12 +28,13 @@ changes three things:
 
 Hyperparameters are set from public quantities only (N, ε, δ), never from the data; the rule
 follows from what makes a noisy vote informative. Vote margins grow with the number of teachers
-k while the budget fixes the noise for a given number of queries, so the preset uses as many
-teachers as rows (``rows_per_teacher = 1``: with independent assignment about a third of the
-teachers are empty and vote on fakes only) and sets ``σ₁ = σ₂ = noise_fraction · k`` (a quarter
-of the teachers by default: a query that 75 % of the teachers call real is labelled real about
-90 % of the time); the number of queries is then whatever (ε, δ) pays for at that σ
-(:func:`~pategan_audit.accounting.gnmax.max_queries_within_budget`), asked ``query_batch`` at a
+k while the budget fixes the noise for a given number of queries, so the preset sets
+``σ₁ = σ₂ = noise_fraction · k`` (a quarter of the teachers by default: a query that 75 % of the
+teachers call real is labelled real about 90 % of the time) and takes the smallest k at which
+(ε, δ) pays for ``target_queries`` queries at that σ, or every row its own teacher (k = N) when
+even that is not enough (small tables: with independent assignment about a third of the teachers
+are then empty and vote on fakes only). The number of queries is whatever (ε, δ) pays for at that
+σ (:func:`~pategan_audit.accounting.gnmax.max_queries_within_budget`), asked ``query_batch`` at a
 time, which fixes the number of iterations before training. Because those labels are reused, the
 generator's ``generator_steps`` steps in total (each after ``student_iters`` student steps on the
 replay buffer) are spread over the iterations. Passing ``planned_queries`` instead fixes the
@@ -63,7 +64,7 @@ __all__ = ["GNMaxConfig", "GNMax", "RdpAccountant", "noise_for_budget", "confide
 class GNMaxConfig(CorrectedConfig):
     """gnmax settings (see the module docstring)."""
 
-    rows_per_teacher: int = 1
+    target_queries: int = 4096
     threshold: float = 0.6
     noise_fraction: float = 0.25
     sigma_threshold: float | None = None
@@ -80,7 +81,7 @@ class GNMaxConfig(CorrectedConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name in ("rows_per_teacher", "planned_queries", "query_batch", "replay_size", "student_batch",
+        for name in ("target_queries", "planned_queries", "query_batch", "replay_size", "student_batch",
                      "generator_steps"):
             value = getattr(self, name)
             if name == "planned_queries" and value is None:
@@ -182,7 +183,11 @@ class GNMax(Corrected):
     Config: ClassVar[type] = GNMaxConfig
 
     def _default_num_teachers(self, num_rows: int) -> int:
-        return min(num_rows, max(10, num_rows // int(self.config.rows_per_teacher)))
+        """The smallest k whose σ = noise_fraction · k pays for ``target_queries`` queries within
+        (ε, δ), at most N (see the module docstring); public: depends on N, ε and δ only."""
+        sigma = noise_for_budget(int(self.config.target_queries), epsilon=self._epsilon_budget(),
+                                 delta=float(self.config.delta))
+        return int(min(num_rows, max(2, int(np.ceil(sigma / float(self.config.noise_fraction))))))
 
     def _queries_per_iteration(self) -> int:
         return int(self.config.query_batch)
@@ -208,7 +213,7 @@ class GNMax(Corrected):
             raise ValueError(
                 f"epsilon={self._epsilon_budget():g} cannot pay for one iteration of {self.config.query_batch} queries at "
                 f"sigma={self.sigma_vote_:.4g} (k={self.num_teachers_}); raise epsilon, lower query_batch, or use more "
-                "teachers (rows_per_teacher) so that noise_fraction * k buys more queries")
+                "teachers (num_teachers, at most N) so that noise_fraction * k buys more queries")
         return iterations
 
     def _make_accountant(self, num_teachers: int):
@@ -237,6 +242,21 @@ class GNMax(Corrected):
             self._buf["labels"].append(torch.where(answered, labels, torch.full_like(labels, -1)).numpy())
             self._buf["charged"].append(np.ones(len(n1), dtype=bool))
         return labels.to(torch.float32)
+
+    def _train_teachers(self) -> None:
+        """As corrected's teacher rounds, except that all k teachers share one batch of B fakes
+        per round (fakes are public: the generator is a post-processing of released labels).
+        With one row per teacher k is N, and k·B private fakes per round would cost N
+        generator passes; shared, it costs B."""
+        k, B = self.num_teachers_, self.batch_size_
+        for _ in range(int(self.config.teacher_iters)):
+            rows = self.sampler.sample(B, generator=self.train_gen)
+            has_rows = self.sampler.has_rows
+            self._record_seen([r if h else r[:0] for r, h in zip(rows.numpy(), has_rows.tolist())])
+            real = self._teacher_rows_input(rows.reshape(-1).numpy()).reshape(k, B, -1)
+            with torch.no_grad():
+                fake = self._fakes(self._latent(B, self.train_gen, sampling=False), generator=self.train_gen)
+            self.teachers.train_step(real, fake.unsqueeze(0).expand(k, B, -1), real_weight=has_rows.float())
 
     def _iteration(self, it: int) -> None:
         self._train_teachers()

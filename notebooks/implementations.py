@@ -22,7 +22,7 @@
 # paper's Table 3; (2) generates Table 2 from the presets' violation switches and reconciles the
 # count of 19 privacy violations and 5 other bugs; (3) compares the moments accountants per query.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile: str = "book"  # "smoke" (CI, seconds), "book" (default of the book build), "paper" (full protocol)
 eps: float = 1.0  # privacy budget epsilon used when instantiating the presets
 seed: int = 0  # master seed: the same seed gives the same numbers
@@ -30,12 +30,17 @@ n_jobs: int = 2  # parallel workers (unused here: nothing is trained beyond one 
 results_dir: str = "results"  # tables and figures are also written to <results_dir>/implementations/
 num_teachers_compare: int = 5  # k for the per-query accountant comparison
 
-# %% tags=["remove-cell"]
+# %% tags=["remove-input"]
 # Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
+# Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
+# the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
+from pategan_audit.display import parameters_table, setup_page
 from pategan_audit.params import validate_notebook_parameters
 
 validate_notebook_parameters(globals(), section="implementations")
+setup_page()
+parameters_table(globals())
 
 # %% tags=["hide-input"]
 import warnings

@@ -22,17 +22,22 @@
 # with the black-box distinguishing game. Every cell runs when the book is built (tiny settings,
 # seconds).
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile: str = "book"  # unused beyond the caption: every example here is tiny
 seed: int = 0  # seed of every example
 results_dir: str = "results"  # unused (this page writes nothing)
 
-# %% tags=["remove-cell"]
+# %% tags=["remove-input"]
 # Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
+# Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
+# the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
+from pategan_audit.display import parameters_table, setup_page
 from pategan_audit.params import validate_notebook_parameters
 
 validate_notebook_parameters(globals(), section="library_guide")
+setup_page()
+parameters_table(globals())
 
 # %%
 import warnings

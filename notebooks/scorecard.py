@@ -30,17 +30,22 @@
 # utility numbers lower (fewer iterations, fewer synthetic tables, subsampled data): a *differs*
 # at the `book` profile is a statement about that profile, not about the paper's protocol.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile: str = "book"  # profile the section pages were built with (for the caption only)
 seed: int = 0  # unused: nothing random happens on this page
 results_dir: str = "results"  # where the section notebooks wrote their scorecard.csv files
 
-# %% tags=["remove-cell"]
+# %% tags=["remove-input"]
 # Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
+# Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
+# the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
+from pategan_audit.display import parameters_table, setup_page
 from pategan_audit.params import validate_notebook_parameters
 
 validate_notebook_parameters(globals(), section="scorecard")
+setup_page()
+parameters_table(globals())
 
 # %% tags=["hide-input"]
 from pathlib import Path
@@ -75,10 +80,14 @@ pd.DataFrame([{"table": t, "tolerance": f"{tol.value:g} ({'relative' if tol.kind
 
 # %% [markdown]
 # ## Every number
+#
+# First, once per table, the profile and the runs behind our values; then every number with the
+# paper's value, ours, the difference, the tolerance and the verdict.
 
 # %% tags=["hide-input"]
-pd.set_option("display.max_rows", 2000)
-card.set_index(["table", "row", "column"]).round(4)
+# what stands behind our values is the same for every number of a table: listed once per table
+display(card.dropna(subset=["runs"])[["table", "profile", "runs"]].drop_duplicates().set_index("table"))
+card.drop(columns=["profile", "runs"]).set_index(["table", "row", "column"]).round(4)
 
 # %% [markdown]
 # ## The same numbers at the archived `large` profile
@@ -101,4 +110,5 @@ else:
     display(Markdown(f"**{len(card_large)} numbers** from the archives: "
                      + ", ".join(f"{v} {k}" for k, v in counts_large.items()) + "."))
     display(scorecard.summary(card_large))
-    display(card_large.set_index(["table", "row", "column"]).drop(columns=["provenance"]).round(4))
+    display(card_large.dropna(subset=["runs"])[["table", "profile", "runs"]].drop_duplicates().set_index("table"))
+    display(card_large.set_index(["table", "row", "column"]).drop(columns=["provenance", "profile", "runs"]).round(4))

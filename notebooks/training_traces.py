@@ -22,7 +22,7 @@
 # δ = 10⁻⁵, the settings of the authors' trace configs (protocols spec §C). Each figure has our
 # `corrected` preset as an extra last panel.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile: str = "book"  # "smoke" (CI, seconds), "book" (default of the book build), "paper" (full protocol)
 eps: float = 1.0  # privacy budget epsilon of this section's main results
 seed: int = 0  # master seed: the same seed gives the same numbers
@@ -30,30 +30,25 @@ n_jobs: int = 2  # parallel workers for independent trainings
 results_dir: str = "results"  # tables and figures are also written to <results_dir>/training_traces/
 loss_definition: str = "paper"  # Figs. 3/11 orange line: "paper" (others on teacher 0's subset) or "notebook" (each on its own)
 
-# %% tags=["remove-cell"]
+# %% tags=["remove-input"]
 # Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
+# Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
+# the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
+from pategan_audit.display import parameters_table, setup_page
 from pategan_audit.params import validate_notebook_parameters
 
 validate_notebook_parameters(globals(), section="training_traces")
+setup_page()
+parameters_table(globals())
 
 # %% tags=["hide-input"]
-import matplotlib.pyplot as plt
-import pandas as pd
-from IPython.display import Markdown, display
-from myst_nb import glue
-
-from pategan_audit import reference as R
-from pategan_audit import traces
-from pategan_audit.plotting import traces as tplot
 from pategan_audit.report import Section
+from pategan_audit.traces.page import losses, moments, run_page, scorecard, seen, settings
 
 sec = Section("training_traces", profile=profile, eps=eps, seed=seed, results_dir=results_dir, loss_definition=loss_definition)
-res = traces.compute_traces(sec.profile, epsilon=sec.eps, seed=sec.seed, n_jobs=n_jobs)
-prof = traces.get_profile(sec.profile)
-S = res.settings
-print(f"profile={sec.profile}, eps={sec.eps}, seed={sec.seed}")
-sec.table(pd.Series(S, name="value").astype(str).to_frame(), "settings")
+page = run_page(sec, n_jobs=n_jobs, loss_definition=loss_definition)
+page.show(settings(page))
 
 # %% [markdown]
 # The table above lists every knob behind this page. The `paper` profile is protocols spec C.1–C.3
@@ -69,34 +64,13 @@ sec.table(pd.Series(S, name="value").astype(str).to_frame(), "settings")
 # teacher saw and *shared* the records at least one other teacher also saw.
 
 # %% tags=["hide-input"]
-ref_seen = R.teacher_seen_reference()
-fig = tplot.plot_teacher_seen(res.seen, reference=ref_seen)
-sec.figure(fig, "figure2")
-plt.show()
-iters_seen = res.seen.groupby("implementation")["iterations"].first()
-display(Markdown("**Figure 2.** " + sec.caption(
-    "Records seen only by one teacher (blue) and also by another teacher (orange), per teacher; black ticks: "
-    "the paper's counts (authors' records). Panel titles give the iterations each run took before its "
-    f"budget ε = {sec.eps:g} was spent or the cap of {prof.seen_max_iter} was hit",
-    f"one run per implementation, seed {sec.seed}")))
+page.show(seen.figure2(page))
 
 # %% tags=["hide-input"]
-ours = res.seen.set_index(["implementation", "teacher"])[["only", "shared", "iterations"]]
-paper = ref_seen.set_index(["implementation", "teacher"])[["only", "shared"]].add_prefix("paper ")
-seen_table = ours.join(paper, how="left")
-sec.table(seen_table, "figure2_seen")
+page.show(seen.seen_table(page))
 
 # %% tags=["hide-input"]
-def _block(name):
-    return res.seen[res.seen.implementation == name]
-
-
-glue("upd_shared", int(_block("updated").shared.iloc[0]), display=False)
-glue("sc_iters", int(_block("synthcity").iterations.iloc[0]), display=False)
-glue("sc_min_seen", int(_block("synthcity").seen.min()), display=False)
-glue("sc_max_seen", int(_block("synthcity").seen.max()), display=False)
-glue("orig_min_seen", int(_block("original").seen.min()), display=False)
-glue("orig_iters", int(_block("original").iterations.iloc[0]), display=False)
+page.show(seen.seen_values(page))
 
 # %% [markdown]
 # The partition findings of Table 2 show up directly:
@@ -123,42 +97,17 @@ glue("orig_iters", int(_block("original").iterations.iloc[0]), display=False)
 # computed, `loss_definition` chooses which is drawn.)
 
 # %% tags=["hide-input"]
-lines = traces.loss_lines(res.losses, definition=loss_definition)
-fig = tplot.plot_teacher_losses(lines[lines.seed == sec.seed])
-sec.figure(fig, "figure3")
-plt.show()
-display(Markdown("**Figure 3.** " + sec.caption(
-    f"Teacher cross-entropy per iteration: teacher 0 on its own subset (blue) and the other teachers "
-    f"({loss_definition} definition, orange). ε = {sec.eps:g} (smartnoise ε = 3), iteration cap {prof.loss_max_iter}",
-    f"one run per implementation, seed {sec.seed}")))
+page.show(losses.figure3(page))
 
 # %% [markdown]
 # Iterations each run took before its budget was spent, beside the authors' runs (cap 1,000). A run
 # that hits this profile's cap is marked; only runs that stop on their own are comparable.
 
 # %% tags=["hide-input"]
-ref_it = R.trace_iterations_reference().set_index("implementation")
-first_run = res.losses[res.losses.seed == sec.seed].groupby("implementation")["iteration"].max()
-it_table = pd.DataFrame({"iterations (ours)": first_run})
-it_table["hit cap (ours)"] = it_table["iterations (ours)"] >= prof.loss_max_iter
-it_table = it_table.join(ref_it[["iterations", "epsilon", "lam", "note"]].rename(columns={"iterations": "iterations (paper)"}))
-it_table["iterations (paper)"] = it_table["iterations (paper)"].astype("Int64")
-sec.table(it_table, "figure3_iterations")
+page.show(losses.iterations_table(page))
 
 # %% tags=["hide-input"]
-def _levels(definition):
-    d = traces.loss_lines(res.losses[res.losses.seed == sec.seed], definition=definition)
-    first = d[d.iteration == 1].pivot(index="implementation", columns="line", values="cross_entropy")
-    last = d.sort_values("iteration").groupby(["implementation", "line"]).cross_entropy.last().unstack("line")
-    return first, last
-
-
-(first_p, last_p), (first_n, last_n) = _levels("paper"), _levels("notebook")
-levels = pd.DataFrame({
-    "own, first": first_p["own"], "others (paper), first": first_p["others"], "others (notebook), first": first_n["others"],
-    "own, last": last_p["own"], "others (paper), last": last_p["others"], "others (notebook), last": last_n["others"],
-}).reindex([n for n in traces.LOSS_IMPLEMENTATIONS if n in first_p.index])
-sec.table(levels.round(4), "figure3_levels")
+page.show(losses.levels_table(page))
 
 # %% [markdown]
 # First and last cross-entropy of both lines under both definitions of "others" (the blue line is the
@@ -172,13 +121,7 @@ sec.table(levels.round(4), "figure3_levels")
 # Figure 11's bands show the spread over runs.
 
 # %% tags=["hide-input"]
-fig = tplot.plot_teacher_losses(lines)
-sec.figure(fig, "figure11")
-plt.show()
-display(Markdown("**Figure 11.** " + sec.caption(
-    "Teacher cross-entropy over independent runs: mean (line) and min–max band (shaded) of teacher 0 on its "
-    f"own subset (blue) and of the other teachers ({loss_definition} definition, orange). Runs that stopped "
-    "earlier drop out of later iterations", f"{prof.loss_runs} runs per implementation, seeds {S['loss_seeds']}")))
+page.show(losses.figure11(page))
 
 # %% [markdown]
 # ## One vote stream, five moments accountants (Figure 4)
@@ -191,31 +134,13 @@ display(Markdown("**Figure 11.** " + sec.caption(
 # λ = 10⁻³ every formula charges the data-independent 2λ²l(l+1) per query and all panels coincide.
 
 # %% tags=["hide-input"]
-glue("fig4_iters", prof.moment_iterations, display=False)
-for lam in S["moment_lambdas"]:
-    fig = tplot.plot_moments(res.moments, lam=lam, ymax=1e8 if lam >= 1 else None)
-    sec.figure(fig, f"figure4_lambda_{lam:g}")
-    plt.show()
-    display(Markdown(f"**Figure 4 (λ = {lam:g}).** " + sec.caption(
-        "Per-moment estimated ε (colour = moment l) and its minimum (red dotted) when one smartnoise vote stream "
-        "is fed to each accountant formula; both axes logarithmic",
-        f"one smartnoise run of {prof.moment_iterations} iterations, seed {sec.seed}")))
+page.show(moments.figure4(page))
 
 # %% tags=["hide-input"]
-m_last = res.moments[res.moments.iteration == res.moments.iteration.max()]
-e1 = m_last[m_last.moment == 1].pivot_table(index="accountant", columns="lam", values="epsilon")
-e1.columns = [f"e(1) at iteration {prof.moment_iterations}, λ = {c:g}" for c in e1.columns]
-ref_m = R.moments_reference().pivot_table(index="accountant", columns="quantity", values="value")
-e1 = e1.join(ref_m.rename(columns={
-    "e1_after_1000_iterations": "paper (≈, λ = 1, 1,000 iterations)",
-    "unanimous_e1_after_320000_queries": "spec check: unanimous votes"}).drop(columns="unanimous_increment_l1"))
-sec.table(e1.reindex(list(traces.MOMENT_ACCOUNTANTS)), "figure4_first_moment")
+page.show(moments.first_moment_table(page))
 
 # %% tags=["hide-input"]
-big = res.final[res.final.lam == max(S["moment_lambdas"])].set_index("accountant")
-for name in ("updated", "synthcity", "borealis", "corrected"):
-    glue(f"e1_{name}", f"{big.loc[name, 'first_moment']:,.0f}", display=False)
-glue("ratio_bs", f"{big.loc['borealis', 'first_moment'] / big.loc['updated', 'first_moment']:.1f}", display=False)
+page.show(moments.moment_values(page))
 
 # %% [markdown]
 # With λ = 1 the first moment after the last iteration is {glue:text}`e1_synthcity` for synthcity,
@@ -231,9 +156,7 @@ glue("ratio_bs", f"{big.loc['borealis', 'first_moment'] / big.loc['updated', 'fi
 # ### Final ε̂ of every accountant on the same votes
 
 # %% tags=["hide-input"]
-final = res.final.copy()
-final["model's own accountant"] = final.pop("model_eps_hat")
-sec.table(final.set_index(["lam", "accountant"]), "final_eps_hat")
+page.show(moments.final_table(page))
 
 # %% [markdown]
 # `paper` is Algorithm 1 as printed (identical to updated's formula); the *model's own accountant*
@@ -242,24 +165,7 @@ sec.table(final.set_index(["lam", "accountant"]), "final_eps_hat")
 # are invisible at the λ the paper's benchmarks used (implementations spec §8.3).
 
 # %% tags=["hide-input"]
-rows = []
-plotted = res.seen[res.seen.implementation.isin(["updated", "synthcity", "borealis", "smartnoise"])]
-for r in plotted.itertuples():
-    if r.implementation != "synthcity" or r.iterations < prof.seen_max_iter:  # fixed partitions: any length
-        for part in ("only", "shared"):
-            rows.append({"table": "figure2", "row": r.implementation, "column": f"teacher {r.teacher} {part}",
-                         "ours": float(getattr(r, part)), "runs": f"1 run, seed {sec.seed}, {r.iterations} iterations"})
-for name, n in first_run.items():
-    if name in ref_it.index and n < prof.loss_max_iter:
-        rows.append({"table": "figure3", "row": name, "column": "iterations", "ours": float(n), "runs": f"1 run, seed {sec.seed}"})
-if prof.moment_iterations == 1000:
-    for name in ("updated", "synthcity", "borealis", "smartnoise"):
-        v = m_last[(m_last.moment == 1) & (m_last.lam == 1.0) & (m_last.accountant == name)].epsilon.iloc[0]
-        rows.append({"table": "figure4", "row": name, "column": "e1 after 1000 iterations", "ours": float(v),
-                     "runs": f"1 smartnoise run, seed {sec.seed}"})
-if rows:
-    sec.scorecard(rows)
-print(f"{len(rows)} scorecard entries written")
+page.show(scorecard.scorecard_entries(page))
 
 # %% [markdown]
 # Scorecard entries are written only where this profile's run is comparable with the paper's:

@@ -31,7 +31,7 @@
 # Epileptic and 9 for Credit and every other point (protocols spec B.4, G.1). The best-of-n
 # statistic grows with n, so a fair reading needs the n behind every number; the captions give it.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile: str = "book"  # "smoke" (CI, seconds), "book" (default of the book build), "paper" (full protocol)
 eps: float = 1.0  # privacy budget epsilon of this section's main results (Tables 1, 4, 5, 8, 9, 10)
 seed: int = 0  # master seed: the same seed gives the same numbers
@@ -41,29 +41,25 @@ datasets: list = []  # Table 4 rows to run; empty means the profile's: Cervical 
 implementations: list = ["original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected"]  # "corrected" is ours
 dask_scheduler: str = ""  # address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786; empty: local joblib workers
 
-# %% tags=["remove-cell"]
+# %% tags=["remove-input"]
 # Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
+# Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
+# the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
+from pategan_audit.display import parameters_table, setup_page
 from pategan_audit.params import validate_notebook_parameters
 
 validate_notebook_parameters(globals(), section="utility")
+setup_page()
+parameters_table(globals())
 
 # %% tags=["hide-input"]
-import time
 import warnings
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
-from myst_nb import glue
 
-from pategan_audit import reference as R
-from pategan_audit import utility as U
-from pategan_audit.classifiers import CLASSIFIERS, DETERMINISTIC_CLASSIFIERS
-from pategan_audit.plotting.utility import plot_classifier_heatmap, plot_epsilon_sweep, plot_mean_se
 from pategan_audit.report import Section
-from pategan_audit.utility import tables as T
+from pategan_audit.utility.page import ablations, large, per_classifier, run_page, setting_a, settings, sweeps, table4
 
 warnings.filterwarnings("ignore", category=UserWarning)  # dataset notices are listed below instead
 warnings.filterwarnings("ignore", category=FutureWarning)
@@ -72,75 +68,8 @@ pd.set_option("display.precision", 4)
 
 sec = Section("utility", profile=profile, eps=eps, seed=seed, results_dir=results_dir, n_jobs=n_jobs,
               datasets=list(datasets), implementations=list(implementations))
-P = U.get_profile(sec.profile)
-DS = tuple(datasets) if datasets else P.datasets
-IMPL = tuple(implementations)
-PAPER6 = R.IMPLEMENTATIONS
-EPI, CREDIT = "epileptic_seizure", "credit"
-ORDER = [d for d in R.DATASETS if d in DS]  # Table 4 row order: Credit, Cervical, ISOLET, Epileptic
-
-
-def only(names):
-    return [n for n in names if n in DS]
-
-
-def show(fig, name):
-    """Write the figure under results/utility/ (PNG + PDF) and display it as a PNG."""
-    import io
-
-    from IPython.display import Image
-
-    sec.figure(fig, name)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    display(Image(data=buf.getvalue()))
-
-
-def card(rows):
-    """Record our values of numbers the paper prints (for the scorecard page); no rows, no-op."""
-    if rows:
-        sec.scorecard(rows)
-
-
-cells = {
-    "setting_a": U.setting_a_cells(P, datasets=only(P.setting_a) + (["mnist"] if P.mnist and "mnist" in P.setting_a else []), seed=sec.seed),
-    "main": U.main_cells(P, epsilon=sec.eps, implementations=IMPL, datasets=ORDER, seed=sec.seed),
-    # Tables 6 and 12 compare against the ε = 1 run; it is the main run unless eps was changed
-    "main_eps1": U.main_cells(P, epsilon=U.MAIN_EPSILON, implementations=PAPER6, datasets=ORDER, seed=sec.seed),
-    "sweep_epileptic": U.epsilon_sweep_cells(P, dataset=EPI, implementations=IMPL, seed=sec.seed) if EPI in DS else [],
-    "sweep_credit": U.epsilon_sweep_cells(P, dataset=CREDIT, implementations=IMPL, seed=sec.seed) if CREDIT in DS else [],
-    "teachers": U.teacher_sweep_cells(P, seed=sec.seed) if EPI in DS else [],
-    "conditional": U.conditional_cells(P, datasets=only(P.conditional_datasets), seed=sec.seed),
-    "hyperparameters": U.hyperparameter_cells(P, implementations=PAPER6, datasets=only(P.hyperparameter_datasets), seed=sec.seed),
-    "mnist": U.mnist_cells(P, implementations=IMPL, seed=sec.seed),
-}
-everything = [c for group in cells.values() for c in group]
-
-client = None
-if dask_scheduler:
-    from distributed import Client
-
-    client = Client(dask_scheduler)
-start = time.perf_counter()
-results = U.run_cells(everything, n_jobs=n_jobs, backend="dask" if client else None, desc=None)
-elapsed = time.perf_counter() - start
-res = {name: T.select(results, group) for name, group in cells.items()}
-
-knobs = pd.Series({
-    "profile": f"{P.name}: {P.description}",
-    "main ε (Tables 1, 4, 5, 8-10)": sec.eps,
-    "datasets": ", ".join(ORDER),
-    "implementations": ", ".join(IMPL),
-    "iteration cap": f"{P.max_iter}" + "".join(f", {d} {n}" for d, n in P.max_iter_by_dataset.items() if d in DS),
-    "training subsample": ", ".join(f"{d} {n:,}" for d, n in P.subsample.items() if d in DS) or "none (full splits)",
-    "M × S at the main ε": ", ".join(f"{d} {m}×{s}" for d, (m, s) in P.main_tables.items() if d in DS),
-    "M × S elsewhere (sweeps)": "{}×{}".format(*P.sweep_tables),
-    "classifier knobs": f"MLP max_iter {P.mlp_max_iter}, XGB n_jobs {P.xgb_n_jobs}",
-    "distinct cells / generator trainings": f"{len(set(everything))} / {sum(c.n_models for c in set(everything) if isinstance(c, U.UtilityCell))}",
-    "wall time of this run (s, cached cells are read back)": round(elapsed, 1),
-}, name="value")
-sec.table(knobs.astype(str).to_frame(), "settings")
+page = run_page(sec, datasets=datasets, implementations=implementations, n_jobs=n_jobs, dask_scheduler=dask_scheduler)
+page.show(settings(page))
 
 
 # %% [markdown]
@@ -162,21 +91,7 @@ sec.table(knobs.astype(str).to_frame(), "settings")
 # prevalence; it is never part of the 12-average.
 
 # %% tags=["hide-input"]
-sa = res["setting_a"]
-sa_scores = U.setting_a_scores(sa).set_index("dataset")
-t7 = R.table7(wide=True)
-sa_table = pd.DataFrame({
-    "classifiers": sa_scores["n_classifiers"],
-    "AUROC (ours)": sa_scores["auroc"], "AUROC (paper)": t7["auroc"].reindex(sa_scores.index),
-    "AUPRC (ours)": sa_scores["auprc"], "AUPRC (paper)": t7["auprc"].reindex(sa_scores.index),
-    "baseline AUPRC": sa_scores["baseline_auprc"],
-    "training rows": sa.groupby("dataset")["n_train"].first(),
-})
-sec.table(sa_table, "table7_setting_a")
-display(Markdown("**Table 7 (Setting A columns).** " + sec.caption(
-    "Mean over the classifier panel of AUROC/AUPRC on the real test split, beside the paper's Table 7. "
-    "A panel of 5 is the deterministic classifiers only (LR, Gaussian NB, Bernoulli NB, Linear SVM, LDA)",
-    "one fit per classifier; " + ", ".join(f"{c.dataset}: {c.subsample or 'full'} training rows" for c in cells["setting_a"]))))
+page.show(setting_a.table7(page))
 
 # %% [markdown]
 # Per classifier, beside the authors' Setting A records (protocols spec E.1). The deterministic
@@ -184,20 +99,7 @@ display(Markdown("**Table 7 (Setting A columns).** " + sec.caption(
 # randomised ones differ by draw, and AdaBoost's default algorithm changed in scikit-learn 1.6.
 
 # %% tags=["hide-input"]
-sa_ours = sa[sa["classifier"].isin(CLASSIFIERS)].pivot_table(index="classifier", columns="dataset", values="auroc").reindex(list(CLASSIFIERS))
-sa_ours = sa_ours[[d for d in R.DATASETS if d in sa_ours.columns]]
-sa_side = T.side_by_side(sa_ours, R.setting_a_reference(wide=True))
-sec.table(sa_side, "setting_a_per_classifier")
-display(sa_side.dropna(how="all"))
-sa_full = {c.dataset for c in cells["setting_a"] if c.subsample is None}
-card(
-    T.scorecard_rows(sa_ours[[d for d in sa_ours.columns if d in sa_full]], table="setting_a", runs="one fit, full split")
-    + [{"table": "table7", "row": d, "column": m, "ours": float(sa_scores.loc[d, m]), "runs": "one fit per classifier, full split"}
-       for d in sa_scores.index if d in sa_full and sa_scores.loc[d, "n_classifiers"] == 12 for m in ("auroc", "auprc")]
-)
-det = sa_ours.loc[list(DETERMINISTIC_CLASSIFIERS)]
-det_gap = (det - R.setting_a_reference(wide=True).reindex(index=det.index, columns=det.columns)).abs()
-glue("sa_det_gap", f"{np.nanmax(det_gap.to_numpy()):.4f}" if det_gap.notna().any().any() else "n/a", display=False)
+page.show(setting_a.classifiers(page))
 
 # %% [markdown]
 # Largest gap of a deterministic classifier to the authors' record: {glue:text}`sa_det_gap`.
@@ -208,36 +110,13 @@ glue("sa_det_gap", f"{np.nanmax(det_gap.to_numpy()):.4f}" if det_gap.notna().any
 # paper's Table 4 and [49]'s PATE-GAN numbers ("paper49" column).
 
 # %% tags=["hide-input"]
-main = res["main"]
-t4_ours = T.dataset_by_implementation(main, metric="auroc", datasets=ORDER, implementations=IMPL)
-t4_paper = R.table4(wide=True)
-t4_side = T.side_by_side(t4_ours, t4_paper)
-t4_side.insert(0, ("paper49", "[49]"), t4_paper["paper49"].reindex(t4_ours.index))
-sec.table(t4_side, "table4")
-display(t4_side)
-runs_main = T.runs_text(cells["main"])
-display(Markdown("**Table 4.** " + sec.caption(
-    f"Mean over the 12 classifiers of the best-of-n AUROC, ε = {sec.eps:g}, δ = 10⁻⁵, teachers max(2, ⌊N/1000⌋) "
-    "(Credit ⌊N/5000⌋) on the training rows used. The paper's Credit row is best-of-9, the others best-of-25",
-    runs_main)))
-if sec.eps == U.MAIN_EPSILON:
-    card(T.scorecard_rows(t4_ours[[c for c in t4_ours.columns if c in PAPER6]], table="table4", runs=runs_main))
-    t4a = T.dataset_by_implementation(main, metric="auprc", datasets=ORDER, implementations=PAPER6)
-    card(T.scorecard_rows(t4a, table="table4_auprc", runs=runs_main))
+page.show(table4.table4(page))
 
 # %% [markdown]
 # The same for AUPRC (not printed in the paper; derived from the authors' records, protocols spec E.1).
 
 # %% tags=["hide-input"]
-t4a_ours = T.dataset_by_implementation(main, metric="auprc", datasets=ORDER, implementations=IMPL)
-t4a_side = T.side_by_side(t4a_ours, R.table4_auprc(wide=True))
-sec.table(t4a_side, "table4_auprc")
-display(t4a_side)
-single = main.groupby("implementation")["single_class"].mean().reindex(list(IMPL))
-display(Markdown(
-    "Share of synthetic tables whose label column has a single class (then every classifier scores "
-    "AUROC 0.5 and AUPRC = prevalence exactly, protocols spec B.3): "
-    + ", ".join(f"{k} {v:.0%}" for k, v in single.dropna().items()) + "."))
+page.show(table4.table4_auprc(page))
 
 # %% [markdown]
 # ## Table 4 at the `large` profile (archived run)
@@ -253,51 +132,7 @@ display(Markdown(
 # the profile, the code (commit and source hash), the machine and the time it took.
 
 # %% tags=["hide-input"]
-from pategan_audit.archive import read_archive  # noqa: E402
-from pategan_audit.plotting.utility import plot_profile_comparison  # noqa: E402
-
-large = read_archive("utility_large")
-if large is None:
-    display(Markdown("*The `utility_large` archive is missing: run `python -m pategan_audit.archive utility_large`.*"))
-else:
-    lrec = large.records
-    l_ds = [d for d in R.DATASETS if d in set(lrec["dataset"])]
-    l_impl = [i for i in IMPL if i in set(lrec["implementation"])]
-    t4_large = T.dataset_by_implementation(lrec[lrec["implementation"] != "real"], metric="auroc", datasets=l_ds,
-                                           implementations=l_impl)
-    t4_large_side = T.side_by_side(t4_large, t4_paper)
-    sec.table(t4_large_side, "table4_large")
-    display(t4_large_side)
-    lname = large.meta["profile"]
-    display(Markdown(f"**Table 4, `{lname}` profile.** Mean over the 12 classifiers of the best-of-n AUROC, ε = 1, "
-                     "beside the paper's Table 4 (best of 25 on both datasets). " + large.caption() + "."))
-    for d in l_ds:
-        show(plot_profile_comparison({"paper": t4_paper.reindex(columns=l_impl),
-                                      f"ours, {lname}": t4_large, f"ours, {P.name}": t4_ours.reindex(columns=l_impl)},
-                                     dataset=d), f"table4_large_{d}")
-    display(Markdown(f"Bars: the paper's Table 4, ours at `{lname}` (archived) and ours at this page's `{P.name}` "
-                     "profile; dotted: a classifier that guesses (AUROC 0.5). " + large.caption() + "."))
-    syn = lrec[(lrec["implementation"] != "real") & (lrec["table"] >= 0)]
-    how = syn.groupby(["dataset", "implementation"]).agg(
-        teachers=("num_teachers", "first"), iterations=("iterations", "mean"),
-        fit_seconds_per_model=("fit_seconds", "mean"), single_class_tables=("single_class", "mean"),
-        tables=("table", "size"))
-    how["tables"] = how["tables"] // syn["classifier"].nunique()
-    how["single_class_tables"] = how["single_class_tables"].map("{:.0%}".format)
-    sec.table(how.round(1), "table4_large_training")
-    display(how.round(1))
-    display(Markdown("How the archived trainings ran: mean generator iterations (PATE presets stop when the "
-                     "accountant reaches ε; original and turing run to the cap), fit time per model, and the "
-                     "share of synthetic tables with a single label class (AUROC exactly 0.5 for every classifier)."))
-    lsa = lrec[lrec["implementation"] == "real"]
-    if len(lsa):
-        lsa_scores = U.setting_a_scores(lsa).set_index("dataset")
-        lsa_table = pd.DataFrame({f"AUROC (ours, {lname})": lsa_scores["auroc"], "AUROC (paper)": t7["auroc"].reindex(lsa_scores.index),
-                                  f"AUPRC (ours, {lname})": lsa_scores["auprc"], "AUPRC (paper)": t7["auprc"].reindex(lsa_scores.index),
-                                  "classifiers": lsa_scores["n_classifiers"], "training rows": lsa.groupby("dataset")["n_train"].first()})
-        sec.table(lsa_table, "table7_large")
-        display(lsa_table)
-        display(Markdown("Setting A of the same archive beside Table 7 (mean over the classifier panel on the real test split)."))
+page.show(large.large_profile(page))
 
 # %% [markdown]
 # **Table 1** condenses Table 4 into one number per implementation: the mean over the datasets of
@@ -307,22 +142,7 @@ else:
 # check that must reproduce Table 1), then to ours.
 
 # %% tags=["hide-input"]
-ref49 = t4_paper["paper49"]
-t1_from_paper = T.delta_row(t4_paper[list(PAPER6)], ref49)
-t1_ours = T.delta_row(t4_ours, ref49)
-t1 = pd.DataFrame({"paper (printed)": R.table1(wide=True).loc["auroc_delta_pct"],
-                   "rule on the paper's Table 4": t1_from_paper, "ours": t1_ours}).T[list(IMPL)]
-sec.table(t1, "table1")
-display(t1)
-pair_paper = T.pairwise_delta_pct(t4_paper[list(PAPER6)], ref49)
-pair_ours = T.pairwise_delta_pct(t4_ours[[c for c in t4_ours.columns if c in PAPER6]], ref49)
-glue("delta_all_paper", f"{pair_paper:.2f} %", display=False)
-glue("delta_all_ours", f"{pair_ours:.2f} %", display=False)
-display(Markdown("**Table 1.** " + sec.caption(
-    f"Mean AUROC-Δ (%) against [49] over the datasets {', '.join(ORDER)}; ours from our Table 4 at ε = {sec.eps:g}", runs_main)))
-card([{"table": "table1", "row": "auroc_delta_pct", "column": c, "ours": float(v), "runs": runs_main}
-      for c, v in t1_ours.items() if c in PAPER6 and pd.notna(v)]
-     if set(ORDER) == set(R.DATASETS) and sec.eps == U.MAIN_EPSILON else [])
+page.show(table4.table1(page))
 
 # %% [markdown]
 # Over all 24 (implementation, dataset) pairs the rule gives {glue:text}`delta_all_paper` on the
@@ -334,14 +154,7 @@ card([{"table": "table1", "row": "auroc_delta_pct", "column": c, "ours": float(v
 # [49]'s Table 2 (the paper: 13 of 24).
 
 # %% tags=["hide-input"]
-dpgan = {d: v["auroc"] for d, v in R.DPGAN.items()}
-dp_rows = [d for d in ORDER if d in dpgan]
-dp_paper = U.dpgan_count(t4_paper.loc[dp_rows, list(PAPER6)], dpgan=dpgan)
-dp_ours = U.dpgan_count(t4_ours.loc[dp_rows, [c for c in t4_ours.columns if c in PAPER6]].fillna(-np.inf), dpgan=dpgan)
-dp_table = pd.DataFrame({"entries": [len(dp_rows) * len(PAPER6)] * 2, "above DPGAN": [dp_paper, dp_ours]},
-                        index=["paper's Table 4", "our Table 4"])
-sec.table(dp_table, "dpgan_count")
-display(dp_table)
+page.show(table4.dpgan(page))
 
 # %% [markdown]
 # ## Per classifier: Epileptic (Tables 5, 10) and Credit (Tables 8, 9)
@@ -349,29 +162,7 @@ display(dp_table)
 # Each entry is a classifier's best over the n synthetic tables. The heat maps show ours − paper.
 
 # %% tags=["hide-input"]
-per_clf_specs = [("table5", EPI, "auroc"), ("table10", EPI, "auprc"), ("table8", CREDIT, "auroc"), ("table9", CREDIT, "auprc")]
-for name, dset, metric in per_clf_specs:
-    part = main[main["dataset"] == dset]
-    if part.empty:
-        display(Markdown(f"*Table {name[5:]} ({dset}, {metric.upper()}): dataset not run at this profile.*"))
-        continue
-    ours = T.classifier_by_implementation(part, metric=metric, classifiers=CLASSIFIERS, implementations=IMPL)
-    paper = getattr(R, name)(wide=True)
-    side = T.side_by_side(ours, paper)
-    sec.table(side, name)
-    display(side)
-    cap = R.caption_values().set_index("table").loc[name]
-    sa_here = sa_scores["auroc" if metric == "auroc" else "auprc"].get(dset, np.nan)
-    runs = T.runs_text([c for c in cells["main"] if c.dataset == dset])
-    display(Markdown(f"**Table {name[5:]}.** " + sec.caption(
-        f"{R.DISPLAY_NAMES[dset]}, {metric.upper()} per classifier (best of n), ε = {sec.eps:g}. Setting A: ours "
-        f"{sa_here:.4f}, paper {cap['setting_a']:.4f}; baseline {cap['baseline']:.4f}", runs)))
-    diff = ours[[c for c in ours.columns if c in paper.columns]] - paper.reindex(index=ours.index)[[c for c in ours.columns if c in paper.columns]]
-    fig = plot_classifier_heatmap(diff.rename(index=R.CLASSIFIER_DISPLAY_NAMES), center=0, vmin=-0.6, vmax=0.6,
-                                  title=f"Table {name[5:]}: ours − paper ({metric.upper()})")
-    show(fig, f"{name}_difference")
-    if sec.eps == U.MAIN_EPSILON:
-        card(T.scorecard_rows(ours[[c for c in ours.columns if c in PAPER6]], table=name, runs=runs))
+page.show(per_classifier.per_classifier_tables(page))
 
 # %% [markdown]
 # ## Utility against ε (Figures 1, 9, 8 on Epileptic; 6, 7 on Credit)
@@ -384,47 +175,7 @@ for name, dset, metric in per_clf_specs:
 # instead, which does not grow with n.
 
 # %% tags=["hide-input"]
-def sweep_figure(fig_no: int, rows: pd.DataFrame, group_cells):
-    spec = R.FIGURES[fig_no]
-    dset, metric = spec["dataset"], spec["metric"]
-    if rows.empty:
-        display(Markdown(f"*Figure {fig_no} ({dset}): not run at this profile.*"))
-        return None
-    ref_series = R.figure_series(fig_no)
-    if fig_no == 8:
-        stats = U.mean_se(rows, metric=metric).rename(columns={"mean": "mean"})
-        fig = plot_mean_se(stats, metric=metric.upper(), baseline=spec["baseline"],
-                           reference=ref_series.rename(columns={"value": "mean"}),
-                           title=f"Figure 8 — {R.DISPLAY_NAMES[dset]}")
-        ours_wide = stats.pivot_table(index="implementation", columns="epsilon", values="mean")
-    else:
-        stats = U.best_of_n(rows)
-        series = stats[["implementation", "epsilon", metric]].rename(columns={metric: "value"})
-        marks = R.paper49_marks(dset, metric)
-        fig = plot_epsilon_sweep(
-            series, metric=metric.upper(), baseline=spec["baseline"], paper_marks=dict(zip(marks["epsilon"], marks["value"])),
-            reference=ref_series, ylim_bottom=R.FIGURE_YLIM_LOWER.get((dset, metric)),
-            title=f"Figure {fig_no} — {R.DISPLAY_NAMES[dset]}")
-        ours_wide = series.pivot_table(index="implementation", columns="epsilon", values="value")
-    show(fig, f"figure{fig_no}")
-    runs = T.runs_text(group_cells)
-    display(Markdown(f"**Figure {fig_no}.** " + sec.caption(
-        f"{R.DISPLAY_NAMES[dset]}, {spec['statistic']} {metric.upper()} against ε (log axis)", runs)))
-    paper_wide = ref_series.pivot_table(index="implementation", columns="epsilon", values="value")
-    side = T.side_by_side(ours_wide.reindex([i for i in IMPL if i in ours_wide.index]), paper_wide)
-    sec.table(side, f"figure{fig_no}_values")
-    display(side)
-    card(T.scorecard_rows(
-        ours_wide.reindex([i for i in PAPER6 if i in ours_wide.index]).rename(columns=lambda e: f"{metric} eps={e:g}"),
-        table=f"figure{fig_no}", runs=runs))
-    return ours_wide
-
-
-fig_rows = {1: res["sweep_epileptic"], 9: res["sweep_epileptic"], 8: res["sweep_epileptic"],
-            6: res["sweep_credit"], 7: res["sweep_credit"]}
-fig_cells = {1: cells["sweep_epileptic"], 9: cells["sweep_epileptic"], 8: cells["sweep_epileptic"],
-             6: cells["sweep_credit"], 7: cells["sweep_credit"]}
-sweeps = {n: sweep_figure(n, fig_rows[n], fig_cells[n]) for n in (1, 9, 8, 6, 7)}
+page.show(sweeps.sweep_figures(page))
 
 # %% [markdown]
 # Models that could not train: smartnoise refuses every ε below its accountant's floor
@@ -432,8 +183,7 @@ sweeps = {n: sweep_figure(n, fig_rows[n], fig_cells[n]) for n in (1, 9, 8, 6, 7)
 # ε = 0.5; those cells are recorded as "not trained" and left out of the curves.
 
 # %% tags=["hide-input"]
-not_trained = results[results["status"] == "not_trained"].groupby(["dataset", "implementation", "epsilon"]).size()
-display(not_trained.rename("classifier rows").to_frame() if len(not_trained) else Markdown("*None at this profile.*"))
+page.show(sweeps.not_trained(page))
 
 # %% [markdown]
 # ## Number of teachers (Table 11)
@@ -445,26 +195,7 @@ display(not_trained.rename("classifier rows").to_frame() if len(not_trained) els
 # it) and the main run in the paper's mixed layout.
 
 # %% tags=["hide-input"]
-if res["teachers"].empty:
-    display(Markdown("*Table 11: Epileptic not run at this profile.*"))
-else:
-    tb = U.best_of_n(res["teachers"])
-    k_to_col = {U.teacher_sweep_k(r): f"N/{r}" for r in P.teacher_ratios}
-    tb["column"] = tb["num_teachers"].map(k_to_col)
-    t11_ours = tb.pivot_table(index="implementation", columns="column", values="auroc").reindex(
-        index=list(U.TEACHER_SWEEP_IMPLEMENTATIONS), columns=[c for c in R.TEACHER_SWEEP_COLUMNS if c in k_to_col.values()])
-    t11_ours = t11_ours.rename(columns={"N/1000": "N/1000 (sweep)"})
-    main_epi = t4_ours.loc[EPI] if EPI in t4_ours.index and sec.eps == U.MAIN_EPSILON else pd.Series(dtype=float)
-    t11_ours["N/1000"] = main_epi.reindex(t11_ours.index)
-    t11_side = T.side_by_side(t11_ours, R.table11(wide=True))
-    sec.table(t11_side, "table11")
-    display(t11_side)
-    k_main = int(main[main["dataset"] == EPI]["num_teachers"].iloc[0]) if (main["dataset"] == EPI).any() else None
-    display(Markdown("**Table 11.** " + sec.caption(
-        "Mean best-of-n AUROC on Epileptic, ε = 1, by number of teachers. 'N/1000' is the main run "
-        f"(Table 4; on this profile's training rows its rule gives k = {k_main}); 'N/1000 (sweep)' is the sweep's own k = 9",
-        T.runs_text(cells["teachers"]))))
-    card(T.scorecard_rows(t11_ours, table="table11", runs=T.runs_text(cells["teachers"])))
+page.show(ablations.table11(page))
 
 # %% [markdown]
 # ## Conditional generation (Table 6)
@@ -475,22 +206,7 @@ else:
 # ε = 1.
 
 # %% tags=["hide-input"]
-if res["conditional"].empty:
-    display(Markdown("*Table 6: not run at this profile.*"))
-else:
-    base = T.dataset_by_implementation(res["main_eps1"], metric="auroc", datasets=ORDER, implementations=["original"])["original"]
-    cond = T.dataset_by_implementation(res["conditional"], metric="auroc", datasets=ORDER, implementations=["original"])["original"]
-    # only datasets with both runs, so that the two AUROC-Δ entries average over the same datasets
-    t6_ours = pd.DataFrame({"non_conditional": base, "conditional": cond}).dropna(how="any")
-    t6_ours.loc["auroc_delta_pct"] = T.delta_row(t6_ours, ref49)
-    t6_side = T.side_by_side(t6_ours, R.table6(wide=True))
-    sec.table(t6_side, "table6")
-    display(t6_side)
-    runs6 = T.runs_text(cells["conditional"])
-    display(Markdown("**Table 6.** " + sec.caption(
-        "original, mean best-of-n AUROC, ε = 1, non-conditional (main run) vs conditional; last row the mean AUROC-Δ (%) "
-        f"against [49] over the datasets present ({', '.join(t6_ours.index[:-1])})", runs6)))
-    card(T.scorecard_rows(t6_ours.drop(index="auroc_delta_pct")[["conditional"]], table="table6", runs=runs6))
+page.show(ablations.table6(page))
 
 # %% [markdown]
 # ## Default vs [49]'s hyperparameters (Table 12)
@@ -501,30 +217,7 @@ else:
 # last row is the AUROC-Δ of P against D (protocols spec B.8, B.10).
 
 # %% tags=["hide-input"]
-if res["hyperparameters"].empty:
-    display(Markdown("*Table 12: not run at this profile.*"))
-else:
-    hyp_ds = [d for d in ORDER if d in {c.dataset for c in cells["hyperparameters"]}]
-    D = T.dataset_by_implementation(res["main_eps1"], metric="auroc", datasets=hyp_ds, implementations=PAPER6)
-    Pm = T.dataset_by_implementation(res["hyperparameters"], metric="auroc", datasets=hyp_ds, implementations=PAPER6)
-    t12_ours = pd.concat({"D": D, "P": Pm}, axis=1).swaplevel(axis=1)[[(i, h) for i in PAPER6 for h in ("D", "P")]]
-    delta12 = T.delta_row(Pm, D)
-    t12_ours.loc["auroc_delta_pct"] = [delta12[i] if h == "P" else np.nan for i, h in t12_ours.columns]
-    paper12 = R.table12(wide=True)
-    t12_show = pd.concat({"ours": t12_ours, "paper": paper12.reindex(index=t12_ours.index, columns=t12_ours.columns)}, axis=1)
-    sec.table(t12_show, "table12")
-    display(t12_show)
-    runs12 = T.runs_text(cells["hyperparameters"])
-    display(Markdown("**Table 12.** " + sec.caption(
-        f"Mean best-of-n AUROC with default (D) and [49]'s (P) hyperparameters, ε = 1, datasets {', '.join(hyp_ds)}; "
-        "last row: AUROC-Δ (%) of P against D", runs12)))
-    note12 = T.delta_undefined_note(Pm, D, reference_name="D")
-    if note12:
-        display(Markdown(f"*{note12}*"))
-    glue("t12_mean_ours", T.mean_delta_text(delta12), display=False)
-    glue("t12_mean_paper", f"{paper12.loc['auroc_delta_pct'].xs('P', level=1).mean():.2f} %", display=False)
-    card(T.scorecard_rows(Pm, table="table12", runs=runs12, column_suffix=" P")
-         + T.scorecard_rows(D, table="table12", runs=runs_main, column_suffix=" D"))
+page.show(ablations.table12(page))
 
 # %% [markdown]
 # Averaged over the six implementations, [49]'s hyperparameters change AUROC by
@@ -537,19 +230,7 @@ else:
 # authors' released records), so only ours is drawn.
 
 # %% tags=["hide-input"]
-if res["mnist"].empty:
-    display(Markdown("*Figure 10: MNIST is not run at this profile.*"))
-else:
-    m10 = U.best_of_n(res["mnist"])
-    fig = plot_epsilon_sweep(m10[["implementation", "epsilon", "auroc"]].rename(columns={"auroc": "value"}),
-                             metric="AUROC (mean of LR and RF)", baseline=0.5, title="Figure 10 — MNIST")
-    show(fig, "figure10")
-    mn = P.mnist
-    display(Markdown("**Figure 10.** " + sec.caption(
-        "MNIST, mean of the LR and RF best-of-n one-vs-rest macro AUROC against ε; Setting A: "
-        + (f"{sa_scores.loc['mnist', 'auroc']:.4f} (paper 0.9960)" if "mnist" in sa_scores.index else "not run"),
-        T.runs_text(cells["mnist"]))))
-    sec.table(m10.pivot_table(index="implementation", columns="epsilon", values="auroc"), "figure10_values")
+page.show(sweeps.figure10(page))
 
 # %% [markdown]
 # ## Reading the results

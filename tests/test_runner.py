@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import os
 import pickle
+from pathlib import Path
+
+import numpy as np
 
 import pytest
 
@@ -148,3 +151,65 @@ def test_dask_backend_gives_the_joblib_result():
         with distributed.Client(cluster):
             got = runner.parallel_map(square, items, n_jobs=2, backend="dask")
     assert got == expected
+
+
+def test_dask_scheduler_address_connects_for_the_call():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+        opts = runner.RunOptions(n_jobs=2, backend="dask", scheduler=cluster.scheduler_address)
+        assert runner.run_map(square, range(4), opts) == [0, 1, 4, 9]
+
+
+# -- RunOptions: how a computation runs, one frozen value ------------------------------------------
+
+def test_run_options_are_frozen_and_validated():
+    opts = runner.RunOptions(n_jobs=2, backend="loky", cache_dir=Path("/tmp/x"), progress="cells")
+    assert opts.cache_dir == "/tmp/x" and opts.label("default") == "cells"
+    with pytest.raises(Exception):
+        opts.n_jobs = 3  # frozen
+    assert runner.RunOptions(progress=True).label("shadow models") == "shadow models"
+    assert runner.RunOptions().label("shadow models") is None
+    with pytest.raises(ValueError, match="backend"):
+        runner.RunOptions(backend="mpi")
+    with pytest.raises(ValueError, match="needs backend='dask'"):
+        runner.RunOptions(scheduler="tcp://host:8786")
+    with pytest.raises(ValueError, match="n_jobs"):
+        runner.RunOptions(n_jobs=0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        runner.RunOptions(n_jobs=True)
+
+
+def test_run_options_fold_the_old_keywords():
+    base = runner.RunOptions(n_jobs=1)
+    assert runner.RunOptions.of(None, default=base) is base
+    assert runner.RunOptions.of(None, default=base, n_jobs=None, backend="threading") == runner.RunOptions(backend="threading")
+    assert runner.RunOptions.of(base, desc="label").progress == "label"
+    assert runner.RunOptions.of(base, desc=None).progress is False
+    assert runner.RunOptions.of(None, cache_dir="/c").cache_dir == "/c"
+    with pytest.raises(TypeError, match="execution options are"):
+        runner.RunOptions.of(None, n_job=2)
+    with pytest.raises(TypeError, match="RunOptions"):
+        runner.RunOptions.of({"n_jobs": 1})
+
+
+def test_run_map_uses_the_options():
+    opts = runner.RunOptions(n_jobs=2, backend="threading")
+    assert runner.run_map(square, range(5), opts) == [0, 1, 4, 9, 16]
+    assert runner.run_map(square, range(3), runner.RunOptions(n_jobs=1), label="x") == [0, 1, 4]
+
+
+# -- describe_for_cache: how factories and featurisers enter cache keys ----------------------------
+
+def test_describe_for_cache():
+    from pategan_audit.auditing.featurisers import QueryFeaturiser
+    from pategan_audit.implementations.factory import PresetFactory
+
+    assert runner.describe_for_cache(QueryFeaturiser())["class"] == "pategan_audit.auditing.featurisers.QueryFeaturiser"
+    assert runner.describe_for_cache(square) == "tests.test_runner.square"
+    # PresetFactory keeps the class path it had in auditing.settings (cached keys stay valid)
+    desc = runner.describe_for_cache(PresetFactory("borealis", overrides={"lam": np.float64(1e-3)}))
+    assert desc == {"class": "pategan_audit.auditing.settings.PresetFactory",
+                    "fields": {"name": "borealis", "epsilon": 1.0, "delta": 1e-5, "overrides": {"lam": 1e-3}}}
+    assert type(desc["fields"]["overrides"]["lam"]) is float
+    with pytest.raises(ValueError, match="cannot describe"):
+        runner.describe_for_cache(lambda s: s)

@@ -210,10 +210,11 @@ def fake_presets(monkeypatch):
     schemes = {"updated": "last", "synthcity": "resample"}
     kept = {"lam", "num_teachers", "num_moments", "epsilon", "delta", "seed", "max_iter", "record"}
 
-    def create(name, settings):
+    def make_generator(name, *, overrides, public_bounds, **create_kwargs):
+        settings = {**create_kwargs, **overrides}
         return _FakePreset(_FakeConfig(scheme=schemes.get(name, "disjoint"), **{k: v for k, v in settings.items() if k in kept}))
 
-    monkeypatch.setattr(fitting, "_create", create)
+    monkeypatch.setattr(fitting, "make_generator", make_generator)
     _FakePreset.fits = 0
     return _FakePreset
 
@@ -288,12 +289,21 @@ def test_updated_teachers_all_see_the_last_block():
     assert all(set(r.tolist()) == set(res["teacher_rows"][0].tolist()) for r in res["teacher_rows"])
 
 
-@pytest.mark.parametrize("name", ["borealis", "smartnoise", "corrected"])
+@pytest.mark.parametrize("name", ["borealis", "smartnoise"])
 def test_disjoint_partitions(name):
     """borealis 137,137,137,137,138 / smartnoise 138,137,... only, 0 shared (protocols C.1 [rec])."""
     counts, _ = _seen(name, 5)
     assert (counts.shared == 0).all()
     assert sorted(counts.only.tolist()) == [137, 137, 137, 137, 138]
+
+
+def test_corrected_partition_is_disjoint_with_random_sizes():
+    """corrected assigns each row to a teacher independently (exact under add/remove): disjoint,
+    every row seen by one teacher at most, block sizes Binomial(686, 1/5) rather than 137/138."""
+    counts, _ = _seen("corrected", 5)
+    assert (counts.shared == 0).all() and counts.only.sum() <= CERVICAL_N
+    assert sorted(counts.only.tolist()) != [137, 137, 137, 137, 138]
+    assert (abs(counts.only - CERVICAL_N / 5) < 5 * (CERVICAL_N * 0.16) ** 0.5).all()
 
 
 def test_synthcity_seen_rows_grow_towards_n():

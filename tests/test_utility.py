@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from pategan_audit import utility as U
+from pategan_audit.implementations.factory import PresetFactory
 from pategan_audit.utility import run as R
 
 PANEL = ("LogisticRegression", "GaussianNB", "DecisionTree")  # fast subset for the pipeline tests
@@ -405,13 +406,13 @@ def test_default_factory_fits_the_models_with_one_fit_many_call(cervical, monkey
     cell = U.UtilityCell(dataset="cervical_cancer", implementation="borealis", epsilon=1.0, max_iter=2, n_models=3,
                          n_tables=1, classifiers=("GaussianNB", "LDA"))
     calls = []
-    fit_many = R.PresetMaker.fit_many
+    fit_many = PresetFactory.fit_many
 
     def spy(self, train, seeds, *, label):
         calls.append(list(seeds))
         return fit_many(self, train, seeds, label=label)
 
-    monkeypatch.setattr(R.PresetMaker, "fit_many", spy)
+    monkeypatch.setattr(PresetFactory, "fit_many", spy)
     batched = U.evaluate_cell(cell, data=cervical)
     assert calls == [[U.derive_seed(cell.seed, m) for m in range(3)]]
     maker = R._default_factory(cell, R.resolve_teachers(cell, len(cervical.train)), cervical)

@@ -8,7 +8,9 @@ repository root) and the book renders those with ``execute_notebooks: "off"``.
 A notebook is skipped when a hash of (notebook bytes, parameters, package source hash,
 installed versions) equals the one stored beside its last successful output. A failing
 notebook fails the build; its partially executed copy is kept under
-``book/_build/failed/<name>.ipynb`` for inspection.
+``book/_build/failed/<name>.ipynb`` for inspection. Papermill's ``injected-parameters`` cell is
+tagged ``remove-cell`` (the pages show their parameters as a table) and the kernels talk to the
+build over IPC rather than TCP (:func:`kernel_options`).
 
 Configuration (``_config.yml`` -> ``sphinx.config``):
 ``pategan_audit_notebooks`` (list of names, executed in order), ``pategan_audit_profile``
@@ -28,7 +30,7 @@ from pathlib import Path
 
 from .runner import atomic_write_text, source_hash
 
-__all__ = ["setup", "notebook_key", "execute_notebook"]
+__all__ = ["setup", "notebook_key", "execute_notebook", "kernel_options", "hide_injected_parameters"]
 
 _VERSIONED = ("torch", "numpy", "pandas", "scikit-learn", "scipy", "xgboost-cpu", "papermill")
 
@@ -53,6 +55,35 @@ def notebook_key(nb_path: Path, parameters: dict) -> str:
     return h.hexdigest()
 
 
+def kernel_options() -> dict:
+    """Extra papermill/nbclient options for the page kernels: on POSIX the kernel talks to the
+    build over IPC sockets (files under the Jupyter runtime directory) instead of localhost TCP,
+    so ipykernel >= 7 has no reason to warn "Kernel is running over TCP without encryption"."""
+    if os.name != "posix":
+        return {}
+    from traitlets.config import Config
+
+    config = Config()
+    config.KernelManager.transport = "ipc"
+    return {"config": config}
+
+
+def hide_injected_parameters(path: Path) -> None:
+    """Tag papermill's ``injected-parameters`` cell ``remove-cell``: the page shows the parameters
+    as a table (:func:`pategan_audit.display.parameters_table`), not as raw assignments."""
+    import nbformat
+
+    nb = nbformat.read(str(path), as_version=4)
+    changed = False
+    for cell in nb.cells:
+        tags = list(cell.metadata.get("tags", []))
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            cell.metadata["tags"] = [*tags, "remove-cell"]
+            changed = True
+    if changed:
+        nbformat.write(nb, str(path))
+
+
 def execute_notebook(repo: Path, book_dir: Path, name: str, parameters: dict, *, force: bool = False) -> bool:
     """Execute ``notebooks/<name>.ipynb`` into ``book/<name>.ipynb``; return True if it ran."""
     import papermill as pm
@@ -73,7 +104,7 @@ def execute_notebook(repo: Path, book_dir: Path, name: str, parameters: dict, *,
     try:
         pm.execute_notebook(
             str(nb_in), str(tmp_out), parameters=parameters, cwd=str(repo), kernel_name="python3",
-            progress_bar=False, request_save_on_cell_execute=False,
+            progress_bar=False, request_save_on_cell_execute=False, **kernel_options(),
         )
     except Exception as exc:
         failed = book_dir / "_build" / "failed" / f"{name}.ipynb"
@@ -81,6 +112,7 @@ def execute_notebook(repo: Path, book_dir: Path, name: str, parameters: dict, *,
         if tmp_out.exists():
             os.replace(tmp_out, failed)
         raise RuntimeError(f"notebook {name} failed (partial output: {failed}): {exc}") from exc
+    hide_injected_parameters(tmp_out)
     os.replace(tmp_out, nb_out)
     stamp.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(stamp, key)

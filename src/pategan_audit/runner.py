@@ -12,7 +12,8 @@ shadow models, a training trace) is computed through :func:`cached`. The key is 
 :func:`parallel_map` runs independent jobs with joblib (loky processes, one torch/BLAS
 thread per worker) and, with ``backend="dask"``, on a Dask cluster through joblib's Dask
 backend (``joblib.parallel_backend("dask")``): the same code path scales from a laptop to a
-cluster.
+cluster. :class:`RunOptions` carries how a computation runs (workers, backend, Dask scheduler,
+cache folder, progress) as one frozen value from a notebook down to :func:`run_map`.
 """
 from __future__ import annotations
 
@@ -21,10 +22,13 @@ import json
 import os
 import pickle
 import tempfile
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass, replace
+from dataclasses import fields as dataclass_fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, ClassVar, Iterable, TypeVar
+
+import numpy as np
 
 T = TypeVar("T")
 
@@ -32,6 +36,7 @@ __all__ = [
     "REPO_ROOT",
     "cache_dir",
     "config_hash",
+    "describe_for_cache",
     "source_hash",
     "cached",
     "cache_path",
@@ -40,6 +45,8 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "parallel_map",
+    "RunOptions",
+    "run_map",
     "resolve_jobs",
     "single_thread",
 ]
@@ -59,7 +66,14 @@ def cache_dir(override: str | os.PathLike | None = None) -> Path:
 
 # Modules that only present results (plots, pages, the paper's printed numbers): excluded from
 # the source hash so that editing a caption does not invalidate hours of cached training.
-_PRESENTATION = {"plotting", "report.py", "scorecard.py", "bookhook.py", "reference", "archive.py"}
+# Entries are paths relative to the package ("utility/page", "auditing/page", "traces/page": the
+# pages' tables and captions).
+_PRESENTATION = {"plotting", "report.py", "scorecard.py", "bookhook.py", "reference", "archive.py", "utility/page",
+                 "auditing/page", "traces/page"}
+
+
+def _is_presentation(relative: Path) -> bool:
+    return any(relative.parts[: len(Path(p).parts)] == Path(p).parts for p in _PRESENTATION)
 
 
 @lru_cache(maxsize=1)
@@ -75,7 +89,7 @@ def source_hash() -> str:
         return pinned
     h = hashlib.sha256()
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        if path.relative_to(PACKAGE_DIR).parts[0] in _PRESENTATION:
+        if _is_presentation(path.relative_to(PACKAGE_DIR)):
             continue  # figures, pages and reference numbers do not change computed results
         h.update(str(path.relative_to(PACKAGE_DIR)).encode())
         h.update(path.read_bytes())
@@ -99,6 +113,38 @@ def _jsonable(obj: Any) -> Any:
         f"config value {obj!r} of type {type(obj).__name__} cannot be hashed; "
         "use plain numbers, strings, lists, dicts or dataclasses in cache configs"
     )
+
+
+def describe_for_cache(obj: Any) -> Any:
+    """A JSON-able description of a factory, featuriser or scoring function for cache keys.
+
+    Dataclass instances: class path + public fields (the class path is the class attribute
+    ``cache_class`` where the class sets one, to keep keys stable across a move, e.g.
+    :class:`pategan_audit.implementations.factory.PresetFactory`). Module-level
+    functions/classes: their import path. Anything else (lambdas, closures) cannot be
+    described: pass ``cache_namespace=None`` or an explicit ``cache_key``.
+    """
+    if is_dataclass(obj) and not isinstance(obj, type):
+        fields = {f.name: getattr(obj, f.name) for f in dataclass_fields(obj) if not f.name.startswith("_")}
+        path = getattr(type(obj), "cache_class", None) or f"{type(obj).__module__}.{type(obj).__qualname__}"
+        return {"class": path, "fields": _plain(fields)}
+    qualname = getattr(obj, "__qualname__", "")
+    if qualname and "<" not in qualname and hasattr(obj, "__module__"):
+        return f"{obj.__module__}.{qualname}"
+    raise ValueError(
+        f"cannot describe {obj!r} for the result cache; use a module-level dataclass/function, "
+        "pass cache_key={...} describing it, or disable caching with cache_namespace=None"
+    )
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, (np.integer, np.floating)):
+        return obj.item()
+    return obj
 
 
 def config_hash(config: Any, *, namespace: str = "", include_source: bool = True) -> str:
@@ -225,6 +271,78 @@ def resolve_jobs(n_jobs: int | None) -> int:
     return int(n_jobs)
 
 
+BACKENDS = (None, "loky", "threading", "dask", "sequential")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a computation runs, never what it computes: one frozen value carried from a notebook
+    through every level of an experiment (in the manner of dp_accounting's frozen ``DpEvent``
+    objects). Nothing here enters a cache key.
+
+    n_jobs: worker count (None: ``$PATEGAN_AUDIT_JOBS`` or the number of CPUs; 1: in-process).
+    backend: None/"loky" (local processes), "threading", "sequential" or "dask".
+    scheduler: address of a Dask scheduler (``backend="dask"`` only; e.g. "tcp://host:8786");
+        None with ``backend="dask"`` uses the ``distributed.Client`` of the calling process.
+    cache_dir: result-cache folder (None: :func:`cache_dir`'s default).
+    progress: False (no bars), True (bars labelled by the computation) or a label.
+    """
+
+    n_jobs: int | None = None
+    backend: str | None = None
+    scheduler: str | None = None
+    cache_dir: str | None = None
+    progress: bool | str = False
+
+    #: The keyword arguments the experiment functions took before RunOptions (still accepted):
+    #: each maps onto one field, ``desc`` onto ``progress`` (a label, or None for no bar).
+    LEGACY: ClassVar[tuple[str, ...]] = ("n_jobs", "backend", "scheduler", "cache_dir", "desc", "progress")
+
+    def __post_init__(self) -> None:
+        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer))
+                                        or self.n_jobs == 0):
+            raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"unknown backend {self.backend!r}; use one of {BACKENDS}")
+        if self.scheduler is not None and self.backend != "dask":
+            raise ValueError(f"scheduler={self.scheduler!r} needs backend='dask', got backend={self.backend!r}")
+        if self.cache_dir is not None:
+            object.__setattr__(self, "cache_dir", str(self.cache_dir))
+        if not isinstance(self.progress, (bool, str)):
+            raise ValueError(f"progress must be a bool or a label, got {self.progress!r}")
+
+    @classmethod
+    def of(cls, options: RunOptions | None = None, *, default: RunOptions | None = None, **legacy: Any) -> RunOptions:
+        """``options`` (else ``default``, else ``RunOptions()``) with the old keyword arguments
+        (:attr:`LEGACY`) folded in; any other keyword is a TypeError naming the valid ones."""
+        unknown = sorted(set(legacy) - set(cls.LEGACY))
+        if unknown:
+            raise TypeError(f"unexpected keyword argument(s) {unknown}; execution options are {list(cls.LEGACY)} "
+                            "or options=RunOptions(...)")
+        base = options if options is not None else (default if default is not None else cls())
+        if not isinstance(base, RunOptions):
+            raise TypeError(f"options must be a RunOptions, got {type(base).__name__}")
+        changes = {k: v for k, v in legacy.items() if k != "desc"}
+        if "desc" in legacy:
+            changes["progress"] = legacy["desc"] or False
+        return replace(base, **changes) if changes else base
+
+    def label(self, default: str | None) -> str | None:
+        """The progress-bar label: this value's own label, ``default`` when progress is True,
+        None (no bar) when it is False."""
+        if isinstance(self.progress, str):
+            return self.progress
+        return default if self.progress else None
+
+
+def run_map(fn: Callable[[Any], T], items: Iterable[Any], options: RunOptions, *, label: str | None = None,
+            n_jobs: int | None = None) -> list[T]:
+    """:func:`parallel_map` run as ``options`` say (``label``: the bar's label when progress is
+    True; ``n_jobs``: a tighter worker count than ``options.n_jobs``, e.g. no more than the jobs)."""
+    return parallel_map(fn, items, n_jobs=options.n_jobs if n_jobs is None else n_jobs, backend=options.backend,
+                        scheduler=options.scheduler, desc=options.label(label))
+
+
 def parallel_map(
     fn: Callable[[Any], T],
     items: Iterable[Any],
@@ -232,13 +350,15 @@ def parallel_map(
     n_jobs: int | None = None,
     backend: str | None = None,
     desc: str | None = None,
+    scheduler: str | None = None,
 ) -> list[T]:
     """``[fn(x) for x in items]``, in parallel, in order, with a tqdm progress bar.
 
     ``n_jobs``: worker count (default: ``$PATEGAN_AUDIT_JOBS`` or the number of CPUs);
     ``n_jobs=1`` runs in-process (no pickling), which is what tests and debuggers want.
     ``backend``: ``None``/``"loky"`` for local processes, ``"dask"`` for a Dask cluster
-    (a ``distributed.Client`` must exist in the calling process), ``"threading"``.
+    (a ``distributed.Client`` must exist in the calling process, or give ``scheduler``: the
+    address of a Dask scheduler, connected to for this call), ``"threading"``.
     ``fn`` must be picklable (a module-level function) for process backends.
     """
     from tqdm import tqdm  # plain text bars: no widget dependency in notebooks
@@ -250,12 +370,16 @@ def parallel_map(
 
     import joblib
 
-    bar = tqdm(total=len(items), desc=desc, disable=not desc)
+    if scheduler is not None and backend != "dask":
+        raise ValueError(f"scheduler={scheduler!r} needs backend='dask', got backend={backend!r}")
+    client = None
     if backend == "dask":
         try:
-            import distributed  # noqa: F401
+            import distributed
         except ImportError as exc:  # pragma: no cover
             raise ImportError("backend='dask' needs the dask extra: pip install 'pategan-audit[dask]'") from exc
+        if scheduler is not None:
+            client = distributed.Client(scheduler)  # the default client of this call
         ctx = joblib.parallel_backend("dask")
     elif backend in (None, "loky"):
         ctx = joblib.parallel_backend("loky", inner_max_num_threads=1)
@@ -263,11 +387,16 @@ def parallel_map(
         ctx = joblib.parallel_backend("threading")
     else:
         raise ValueError(f"unknown backend {backend!r}; use None, 'loky', 'threading' or 'dask'")
+    bar = tqdm(total=len(items), desc=desc, disable=not desc)
     out: list[T] = []
-    with ctx:
-        par = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
-        for res in par(joblib.delayed(_call_single_threaded)(fn, x) for x in items):
-            out.append(res)
-            bar.update(1)
-    bar.close()
+    try:
+        with ctx:
+            par = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
+            for res in par(joblib.delayed(_call_single_threaded)(fn, x) for x in items):
+                out.append(res)
+                bar.update(1)
+    finally:
+        bar.close()
+        if client is not None:
+            client.close()
     return out

@@ -10,11 +10,14 @@ from pategan_audit.auditing import (
     FINDING_SUFFIX,
     AuditProfile,
     AuditSetting,
+    IgnoreFactory,
     PresetFactory,
+    QueryFeaturiser,
     ablation_noops,
     ablation_settings,
     ablation_variants,
     attack_data,
+    audit_generator,
     critic_score,
     make_settings,
     run_calibration,
@@ -155,3 +158,16 @@ def test_findings_ablation_runs_batched_and_per_model(tmp_path):
     reference = run_settings(settings, prof, n_jobs=1, cache_namespace=None, progress=False, batched=False)
     assert len(batched) == 2 * 2
     np.testing.assert_array_equal(batched["outputs_digest"], reference["outputs_digest"])
+
+
+def test_run_options_reach_the_game_and_the_old_keywords_still_work(tmp_path):
+    from pategan_audit.runner import RunOptions
+
+    d_out, d_in = attack_data("querybased")
+    kwargs = dict(profile=TINY, featurise=QueryFeaturiser(), n_synth_rows=5, seed=0)
+    old = audit_generator(IgnoreFactory(), d_out, d_in, n_jobs=1, cache_dir=tmp_path, desc=None, **kwargs)
+    assert any((tmp_path / "audit").iterdir())  # cache_dir reached the game
+    new = audit_generator(IgnoreFactory(), d_out, d_in, options=RunOptions(n_jobs=1, cache_dir=str(tmp_path)), **kwargs)
+    assert [r["epsilon_emp"] for r in old] == [r["epsilon_emp"] for r in new]
+    with pytest.raises(TypeError, match="execution options"):
+        audit_generator(IgnoreFactory(), d_out, d_in, n_job=1, **kwargs)

@@ -9,13 +9,12 @@ import pytest
 
 from pategan_audit import datasets
 from pategan_audit.auditing import batching
-from pategan_audit.auditing import game as game_mod
 from pategan_audit.auditing.attacks import random_forest_attack, split_sizes
 from pategan_audit.auditing.batching import split_chunks
 from pategan_audit.auditing.bounds import perfect_attack_ceiling
 from pategan_audit.auditing.calibration import IgnoreFactory, ReleaseFactory, ReleaseTrainingData
 from pategan_audit.auditing.featurisers import QueryFeaturiser
-from pategan_audit.auditing.game import restore_dtypes, run_game, shadow_seed
+from pategan_audit.auditing.game import run_game, shadow_seed
 from pategan_audit.auditing.settings import PresetFactory
 
 D_OUT, D_IN = datasets.worst_case("out"), datasets.worst_case("in")
@@ -137,17 +136,15 @@ def test_input_validation():
         run_game(ReleaseFactory(), D_OUT, D_IN, n_per_world=0, featurise=f, cache_namespace=None)
 
 
-def test_restore_dtypes_rounds_integers():
+def test_the_audit_restores_dtypes_with_the_audit_policy():
+    # the game's dtype restoration is the one restorer's "audit" policy (authors' fix_dtypes, D.2)
+    from pategan_audit.components.scalers import restore_dtypes
+
     synth = pd.DataFrame({"A": [0.4, 0.6, 1.49], "x": [1, 2, 3]})
-    out = restore_dtypes(synth, pd.Series({"A": np.dtype("int64"), "x": np.dtype("float64")}))
+    out = restore_dtypes(synth, pd.Series({"A": np.dtype("int64"), "x": np.dtype("float64")}), policy="audit")
     assert out["A"].tolist() == [0, 1, 1] and out["A"].dtype == np.int64 and out["x"].dtype == np.float64
-    nan = restore_dtypes(pd.DataFrame({"A": [np.nan, 0.7]}), pd.Series({"A": np.dtype("int64")}))
+    nan = restore_dtypes(pd.DataFrame({"A": [np.nan, 0.7]}), pd.Series({"A": np.dtype("int64")}), policy="audit")
     assert np.isnan(nan["A"][0]) and nan["A"][1] == 1.0
-
-
-def test_describe():
-    assert game_mod.describe(QueryFeaturiser())["class"].endswith("QueryFeaturiser")
-    assert game_mod.describe(restore_dtypes) == "pategan_audit.auditing.game.restore_dtypes"
 
 
 # -- shadow models in chunks through fit_many (the replica axis) --------------------------------

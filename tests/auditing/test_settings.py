@@ -106,3 +106,21 @@ def test_book_profile_budget_rules():
     with pytest.raises(ValueError, match="iteration_caps"):
         AuditProfile("bad", n_per_world=10, querybased_iterations=1, groundhog_iterations=1, target_candidates=1,
                      target_models=1, target_iterations=1, iteration_caps=(("querybased", "synthcity", 0),))
+
+
+def test_a_setting_resolves_once():
+    s = AuditSetting("groundhog", "corrected", channel="fixed_size", iterations=2)
+    run = s.resolve()
+    d_out, d_in = attack_data("groundhog")
+    assert run.d_out.equals(d_out) and run.d_in.equals(d_in) and run.n_synth_rows == 686
+    # corrected never reads bounds from the data: the setting's public bounds, in its factory and key
+    assert run.factory == s.factory(d_out) and run.factory.overrides["public_bounds"] == cervical_public_bounds(d_out)
+    assert run.effective_key == s.effective_key(d_out, d_in) and run.cache_key == {"setting": run.effective_key}
+    assert run.run_id == AuditSetting("groundhog", "corrected", channel="controlled", iterations=2).resolve().run_id
+
+
+def test_the_public_bounds_rule_fills_a_bounds_fix():
+    # an ablation's fix to bounds="public" gets the setting's bounds (the one public-bounds rule)
+    d_out, _ = attack_data("querybased")
+    s = AuditSetting("querybased", "turing", channel="fixed_size", iterations=3, extra_overrides={"bounds": "public"})
+    assert s.overrides(d_out)["public_bounds"] == worst_case_public_bounds()

@@ -46,7 +46,7 @@ from .bounds import (
 from .calibration import IgnoreFactory, IgnoreTrainingData, ReleaseFactory, ReleaseTrainingData
 from .diagnostics import encoder_categories, released_rows_move, student_labels, vote_unanimity
 from .featurisers import CorrelationFeaturiser, HistogramFeaturiser, NaiveFeaturiser, QueryFeaturiser
-from .game import GameOutputs, restore_dtypes, run_game, shadow_seed
+from .game import GameOutputs, run_game, shadow_seed
 from .profiles import ABLATION_CHANNELS, AUDIT_PROFILES, AuditProfile, get_profile
 from .settings import (
     ATTACKS,
@@ -71,7 +71,7 @@ __all__ = [
     "IgnoreFactory", "IgnoreTrainingData", "ReleaseFactory", "ReleaseTrainingData",
     "encoder_categories", "released_rows_move", "student_labels", "vote_unanimity",
     "CorrelationFeaturiser", "HistogramFeaturiser", "NaiveFeaturiser", "QueryFeaturiser",
-    "GameOutputs", "restore_dtypes", "run_game", "shadow_seed",
+    "GameOutputs", "run_game", "shadow_seed",
     "ABLATION_CHANNELS", "AUDIT_PROFILES", "AuditProfile", "get_profile",
     "ablation_table", "channel_sentences", "channel_table",
     "ATTACKS", "CHANNELS", "GROUNDHOG_TARGET", "AuditSetting", "PresetFactory", "attack_data",

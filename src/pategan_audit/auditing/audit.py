@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import replace
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -54,21 +55,23 @@ def audit_generator(
     n_synth_rows: int | str = "train_size",
     delta: float = 1e-5,
     seed: int = 0,
-    n_jobs: int | None = 1,
-    backend: str | None = None,
+    options: runner.RunOptions | None = None,
     cache_namespace: str | None = "audit",
     cache_key: dict | None = None,
-    cache_dir: str | None = None,
-    desc: str | None = None,
     batched: bool = True,
+    **legacy: Any,
 ) -> list[dict]:
-    """Audit any ``make_generator`` on (D′, D): one record per bound method of the profile.
+    """Audit any ``make_generator`` on (D′, D): one record per bound method of the profile
+    (``ganev2025elusive`` §6.2: the distinguishing game, then the random-forest attack).
 
+    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default one in-process
+    worker); the old keywords ``n_jobs``, ``backend``, ``cache_dir``, ``desc`` are still accepted.
     batched: train a preset's shadow models in chunks through ``fit_many`` where it has a
     batched step (:func:`~pategan_audit.auditing.game.run_game`); False: one by one."""
+    options = runner.RunOptions.of(options, default=runner.RunOptions(n_jobs=1), **legacy)
     game = run_game(make_generator, d_out, d_in, n_per_world=profile.n_per_world, n_synth_rows=n_synth_rows,
-                    featurise=featurise, seed=seed, n_jobs=n_jobs, backend=backend, cache_namespace=cache_namespace,
-                    cache_key=cache_key, cache_dir=cache_dir, desc=desc, batched=batched)
+                    featurise=featurise, seed=seed, options=options, cache_namespace=cache_namespace,
+                    cache_key=cache_key, batched=batched)
     n_train, n_valid, n_test = profile.split
     start = time.perf_counter()
     results = random_forest_attack(features_out=game.features_out, features_in=game.features_in, n_train=n_train,
@@ -85,45 +88,49 @@ def run_setting(
     profile: AuditProfile,
     *,
     seed: int = 0,
-    n_jobs: int | None = None,
-    backend: str | None = None,
+    options: runner.RunOptions | None = None,
     cache_namespace: str | None = "audit",
-    cache_dir: str | None = None,
-    desc: str | None = None,
     batched: bool = True,
+    **legacy: Any,
 ) -> list[dict]:
     """Audit one :class:`AuditSetting` at the scale of ``profile``.
 
-    The shadow models are cached under the setting's *effective* key, so settings that run the
-    same thing under different labels are trained once. ``batched``: see :func:`audit_generator`
-    (the cache entries are the same either way).
+    The setting is resolved once (:meth:`AuditSetting.resolve`: worlds, factory, featuriser,
+    synthetic size, effective key). Its shadow models are cached under the *effective* key, so
+    settings that run the same thing under different labels are trained once. ``options``: see
+    :func:`audit_generator` (default: ``RunOptions()``, all CPUs; with ``progress=True`` the bar
+    is labelled attack/implementation/channel/variant). ``batched``: see
+    :func:`audit_generator` (the cache entries are the same either way).
     """
+    options = runner.RunOptions.of(options, **legacy)
     expected = profile.iterations(setting.attack, setting.implementation)
     if setting.iterations != expected:
         raise ValueError(
             f"setting has {setting.iterations} iterations but profile {profile.name!r} uses {expected} for "
             f"{setting.implementation} on {setting.attack}; build settings with make_settings()/ablation_settings()"
         )
-    d_out, d_in = setting.data()
-    effective = setting.effective_key(d_out, d_in)
+    run = setting.resolve()
+    label = options.label(f"{setting.attack}/{setting.implementation}/{setting.channel}/{setting.variant}")
     records = audit_generator(
-        setting.factory(d_out), d_out, d_in, profile=profile, featurise=setting.featuriser(),
-        n_synth_rows=setting.n_synth_rows(d_out, d_in), delta=setting.delta, seed=seed, n_jobs=n_jobs,
-        backend=backend, cache_namespace=cache_namespace, cache_key={"setting": effective}, cache_dir=cache_dir,
-        desc=desc, batched=batched,
+        run.factory, run.d_out, run.d_in, profile=profile, featurise=run.featuriser, n_synth_rows=run.n_synth_rows,
+        delta=setting.delta, seed=seed, options=replace(options, progress=label or False),
+        cache_namespace=cache_namespace, cache_key=run.cache_key, batched=batched,
     )
     key = {k: v for k, v in setting.key().items() if k != "extra_overrides"}
-    run_id = runner.config_hash(effective, namespace="audit-run", include_source=False)[:10]
-    return [{**key, "run_id": run_id, **rec} for rec in records]
+    return [{**key, "run_id": run.run_id, **rec} for rec in records]
 
 
-def run_settings(settings: Iterable[AuditSetting], profile: AuditProfile, *, progress: bool = True, **kwargs) -> pd.DataFrame:
+def run_settings(settings: Iterable[AuditSetting], profile: AuditProfile, *, seed: int = 0,
+                 options: runner.RunOptions | None = None, cache_namespace: str | None = "audit", batched: bool = True,
+                 **legacy: Any) -> pd.DataFrame:
     """:func:`run_setting` for each setting; a long table (one row per setting and method).
-    ``kwargs`` go to :func:`run_setting` (``n_jobs``, ``backend``, ``cache_dir``, ``batched``...)."""
+
+    options: as :func:`run_setting` (default: all CPUs, a progress bar per setting); the old
+    keywords ``n_jobs``, ``backend``, ``cache_dir`` and ``progress`` are still accepted."""
+    options = runner.RunOptions.of(options, default=runner.RunOptions(progress=True), **legacy)
     rows: list[dict] = []
     for s in settings:
-        label = f"{s.attack}/{s.implementation}/{s.channel}/{s.variant}" if progress else None
-        rows.extend(run_setting(s, profile, desc=label, **kwargs))
+        rows.extend(run_setting(s, profile, seed=seed, options=options, cache_namespace=cache_namespace, batched=batched))
     return pd.DataFrame(rows)
 
 
@@ -150,11 +157,14 @@ CALIBRATION_GENERATORS = (
 )
 
 
-def run_calibration(profile: AuditProfile, *, seed: int = 0, n_jobs: int | None = None, **kwargs) -> pd.DataFrame:
+def run_calibration(profile: AuditProfile, *, seed: int = 0, options: runner.RunOptions | None = None,
+                    cache_namespace: str | None = "audit", **legacy: Any) -> pd.DataFrame:
     """Audit the reference generators on the worst case, with the paper's sizes (4 vs 5 rows)
     and the same size (5 rows): releasing the training data must reach the ceiling; ignoring it
     (uniform rows) must give ≈ 0 once the size is fixed; a constant (0,0,0) output — perfectly
-    private — isolates the size channel: the count of (0,0,0) is 4 vs 5 in the paper's game."""
+    private — isolates the size channel: the count of (0,0,0) is 4 vs 5 in the paper's game.
+    ``options`` / the old keywords: as :func:`run_setting` (default: all CPUs)."""
+    options = runner.RunOptions.of(options, **legacy)
     d_out, d_in = attack_data("querybased")
     from .featurisers import QueryFeaturiser
 
@@ -162,7 +172,7 @@ def run_calibration(profile: AuditProfile, *, seed: int = 0, n_jobs: int | None 
     for name, factory in CALIBRATION_GENERATORS:
         for channel, n_rows in (("paper", "train_size"), ("fixed_size", len(d_in))):
             recs = audit_generator(factory, d_out, d_in, profile=profile, featurise=QueryFeaturiser(),
-                                   n_synth_rows=n_rows, seed=seed, n_jobs=n_jobs, **kwargs)
+                                   n_synth_rows=n_rows, seed=seed, options=options, cache_namespace=cache_namespace)
             rows.extend({"attack": "querybased", "implementation": name, "channel": channel, **r} for r in recs)
     return pd.DataFrame(rows)
 

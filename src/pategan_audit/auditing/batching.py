@@ -2,7 +2,7 @@
 
 The audit's many-model workloads (the game's shadow models, the mini-MIAs of target selection)
 train hundreds of models of one preset that differ only in their seed and in which of two tables
-they see. When the generator factory is a :class:`~pategan_audit.auditing.settings.PresetFactory`
+they see. When the generator factory is a :class:`~pategan_audit.implementations.factory.PresetFactory`
 whose preset has a batched step, those models are fitted in *chunks*: one ``fit_many`` call per
 chunk (the models of a chunk are stacked along a replica axis and pay the framework overhead once),
 and the chunks are the jobs of :func:`pategan_audit.runner.parallel_map`. Results are cached per
@@ -14,12 +14,13 @@ by one), keeps one job per model: finer resume and load balance at no cost in sp
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Callable, Hashable, Sequence, TypeVar
 
 import numpy as np
 
 from .. import runner
-from .settings import PresetFactory
+from ..implementations.factory import PresetFactory
 
 __all__ = ["DEFAULT_CHUNK_SIZE", "uses_fit_many", "split_chunks", "check_chunk_size", "run_in_chunks"]
 
@@ -76,12 +77,13 @@ def split_chunks(groups: Sequence[Sequence[T]], *, chunk_size: int, n_jobs: int)
 
 
 def run_in_chunks(items: Sequence[T], *, lookup: Callable[[T], tuple[bool, Any]], group: Callable[[T], Hashable],
-                  job: Callable[[list[T]], list], chunk_size: int, n_jobs: int | None, backend: str | None,
-                  desc: str | None) -> list:
+                  job: Callable[[list[T]], list], chunk_size: int, options: runner.RunOptions,
+                  label: str | None = None) -> list:
     """Results of ``items`` in order: the cached ones read here (``lookup(item) -> (found,
     value)``), the missing ones computed by ``job(chunk) -> [value per item]`` (one
     ``fit_many`` call, values cached per model by the job) on chunks of items that share
-    ``group(item)`` (one training table), the chunks being the jobs of ``runner.parallel_map``."""
+    ``group(item)`` (one training table), the chunks being the jobs of :func:`runner.run_map`
+    (``options``; ``label``: the progress bar's label when ``options.progress`` is True)."""
     done: dict = {}
     for item in items:
         found, value = lookup(item)
@@ -92,10 +94,11 @@ def run_in_chunks(items: Sequence[T], *, lookup: Callable[[T], tuple[bool, Any]]
         groups: dict[Hashable, list[T]] = {}
         for item in todo:
             groups.setdefault(group(item), []).append(item)
-        workers = runner.resolve_jobs(n_jobs)
+        workers = runner.resolve_jobs(options.n_jobs)
         chunks = split_chunks(list(groups.values()), chunk_size=chunk_size, n_jobs=workers)
-        label = f"{desc} ({len(todo)} models in {len(chunks)} chunks)" if desc else None
-        results = runner.parallel_map(job, chunks, n_jobs=max(1, min(workers, len(chunks))), backend=backend, desc=label)
+        desc = options.label(label)
+        options = replace(options, progress=f"{desc} ({len(todo)} models in {len(chunks)} chunks)" if desc else False)
+        results = runner.run_map(job, chunks, options, n_jobs=max(1, min(workers, len(chunks))))
         for chunk, res in zip(chunks, results):
             done.update(zip(chunk, res))
     return [done[item] for item in items]

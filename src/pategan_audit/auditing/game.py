@@ -11,7 +11,7 @@ where it stopped, and the parallel and sequential runs give identical features b
 model's seed depends only on (seed, world, index). How the models are trained:
 
 * **in chunks** (``batched=True``, the default, when ``make_generator`` is a
-  :class:`~pategan_audit.auditing.settings.PresetFactory` whose preset has a batched step): the
+  :class:`~pategan_audit.implementations.factory.PresetFactory` whose preset has a batched step): the
   missing models of each world are cut into chunks of at most ``chunk_size``
   (:func:`~pategan_audit.auditing.batching.split_chunks`); a chunk is one job of
   :func:`pategan_audit.runner.parallel_map` that reads the entries that exist, fits the missing
@@ -37,9 +37,10 @@ import numpy as np
 import pandas as pd
 
 from .. import runner
+from ..seeds import derive_seed
 from .batching import DEFAULT_CHUNK_SIZE, check_chunk_size, run_in_chunks, uses_fit_many
 
-__all__ = ["WORLDS", "GameOutputs", "shadow_seed", "describe", "frame_digest", "restore_dtypes", "run_game"]
+__all__ = ["WORLDS", "GameOutputs", "shadow_seed", "frame_digest", "run_game"]
 
 WORLDS = ("out", "in")
 
@@ -77,36 +78,7 @@ def shadow_seed(seed: int, world: str, index: int) -> int:
     """Seed of shadow model ``index`` in ``world``: independent streams per (seed, world, index)."""
     if world not in WORLDS:
         raise ValueError(f"world must be one of {WORLDS}, got {world!r}")
-    return int(np.random.SeedSequence([int(seed), WORLDS.index(world), int(index)]).generate_state(1)[0] >> 1)
-
-
-def describe(obj: Any) -> Any:
-    """A JSON-able description of a factory or featuriser for cache keys.
-
-    Dataclass instances: class path + fields. Module-level functions/classes: their import
-    path. Anything else (lambdas, closures) cannot be described: pass ``cache_namespace=None``
-    or an explicit ``cache_key``.
-    """
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if not f.name.startswith("_")}
-        return {"class": f"{type(obj).__module__}.{type(obj).__qualname__}", "fields": _plain(fields)}
-    qualname = getattr(obj, "__qualname__", "")
-    if qualname and "<" not in qualname and hasattr(obj, "__module__"):
-        return f"{obj.__module__}.{qualname}"
-    raise ValueError(
-        f"cannot describe {obj!r} for the result cache; use a module-level dataclass/function, "
-        "pass cache_key={...} describing it, or disable caching with cache_namespace=None"
-    )
-
-
-def _plain(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, (np.integer, np.floating)):
-        return obj.item()
-    return obj
+    return derive_seed(seed, WORLDS.index(world), index, reduce="shift31")
 
 
 def frame_digest(df: pd.DataFrame) -> str:
@@ -116,22 +88,6 @@ def frame_digest(df: pd.DataFrame) -> str:
     h.update(repr([str(t) for t in df.dtypes]).encode())
     h.update(pd.util.hash_pandas_object(df, index=True).to_numpy().tobytes())
     return h.hexdigest()[:16]
-
-
-def restore_dtypes(synth: pd.DataFrame, dtypes: pd.Series) -> pd.DataFrame:
-    """Cast a synthetic table to the training dtypes; integer columns are rounded first
-    (authors' ``fix_dtypes``; D.2 "rows cast to integers (rounded)"). Columns holding
-    non-finite values stay float (rounded) rather than failing the whole audit."""
-    out = synth.copy()
-    for col, dtype in dtypes.items():
-        if col not in out.columns:
-            raise ValueError(f"synthetic table lacks training column {col!r}")
-        if pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
-            values = np.rint(out[col].to_numpy(dtype=float))
-            out[col] = values.astype(dtype) if np.isfinite(values).all() else values
-        else:
-            out[col] = out[col].astype(dtype)
-    return out
 
 
 @dataclass(frozen=True)
@@ -151,7 +107,9 @@ def _features(ctx: _Context, model: Any, world: str) -> np.ndarray:
     """Draw the world's synthetic table from a fitted model, restore dtypes, featurise."""
     synth = model.sample(ctx.n_rows[world])
     if ctx.restore:
-        synth = restore_dtypes(synth, ctx.data[world].dtypes)
+        from ..components.scalers import restore_dtypes  # lazy: the components package imports torch
+
+        synth = restore_dtypes(synth, ctx.data[world].dtypes, policy="audit")
     return np.asarray(ctx.featurise(synth), dtype=float).reshape(-1)
 
 
@@ -209,16 +167,14 @@ def run_game(
     n_synth_rows: int | str = "train_size",
     featurise: Callable[[pd.DataFrame], np.ndarray],
     seed: int = 0,
-    n_jobs: int | None = 1,
-    backend: str | None = None,
+    options: runner.RunOptions | None = None,
     cache_namespace: str | None = "audit",
     cache_key: dict | None = None,
-    cache_dir: str | None = None,
     label: str | None = None,
     restore: bool = True,
-    desc: str | None = None,
     batched: bool = True,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    **legacy: Any,
 ) -> GameOutputs:
     """Train ``n_per_world`` shadow models per world and featurise one synthetic table each.
 
@@ -227,8 +183,12 @@ def run_game(
     n_synth_rows: rows per synthetic table: an int (same size in both worlds, the "size
         controlled" channel of D.9) or "train_size" (4 vs 5 rows on the worst case, as [code]).
     featurise: ``DataFrame -> 1-D array`` (``QueryFeaturiser()``, ``NaiveFeaturiser()``).
+    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default one in-process
+        worker, no progress bar); the old keywords ``n_jobs``, ``backend``, ``cache_dir``,
+        ``desc`` (``legacy``) are still accepted and folded into it.
     cache_namespace: result-cache namespace (None: no caching); ``cache_key`` adds/overrides the
-        description of the setting (default: ``describe(make_generator)`` and ``describe(featurise)``).
+        description of the setting (default: ``runner.describe_for_cache`` of ``make_generator`` and
+        ``featurise``).
     label: passed to ``fit`` (None: the authors' audit fits without label semantics).
     batched: train the shadow models of a ``PresetFactory`` whose preset has a batched step in
         chunks through ``fit_many`` (module docstring); False: one job per model (the reference).
@@ -249,20 +209,21 @@ def run_game(
         n_rows = {"out": int(n_synth_rows), "in": int(n_synth_rows)}
     else:
         raise ValueError(f"n_synth_rows must be a positive int or 'train_size', got {n_synth_rows!r}")
+    options = runner.RunOptions.of(options, default=runner.RunOptions(n_jobs=1), **legacy)
     chunk_size = check_chunk_size(chunk_size)
     key = None
     if cache_namespace is not None:
-        key = {"generator": describe(make_generator), "featuriser": describe(featurise)}
+        key = {"generator": runner.describe_for_cache(make_generator), "featuriser": runner.describe_for_cache(featurise)}
         key.update(cache_key or {})
     ctx = _Context(make_generator, {"out": d_out.reset_index(drop=True), "in": d_in.reset_index(drop=True)},
                    n_rows, featurise, label, restore, cache_namespace, key,
-                   str(runner.cache_dir(cache_dir)) if cache_namespace is not None else None)
+                   str(runner.cache_dir(options.cache_dir)) if cache_namespace is not None else None)
     items = [(w, i, shadow_seed(seed, w, i)) for i in range(n_per_world) for w in WORLDS]
     if uses_fit_many(make_generator, batched):
         results = run_in_chunks(items, lookup=partial(_lookup, ctx), group=lambda item: item[0], job=partial(_chunk_job, ctx),
-                                chunk_size=chunk_size, n_jobs=n_jobs, backend=backend, desc=desc)
+                                chunk_size=chunk_size, options=options, label="shadow models")
     else:
-        results = runner.parallel_map(partial(_job, ctx), items, n_jobs=n_jobs, backend=backend, desc=desc)
+        results = runner.run_map(partial(_job, ctx), items, options, label="shadow models")
     feats = [r["features"] for r in results]
     by_world: dict[str, list[np.ndarray]] = {w: [] for w in WORLDS}
     seconds: dict[str, list[float]] = {w: [] for w in WORLDS}

@@ -35,6 +35,8 @@ from typing import Any
 
 import pandas as pd
 
+from .. import runner
+from ..implementations.factory import PresetFactory, with_public_bounds  # PresetFactory: re-exported (old home)
 from .featurisers import NaiveFeaturiser, QueryFeaturiser
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "GROUNDHOG_TARGET",
     "PresetFactory",
     "AuditSetting",
+    "ResolvedSetting",
     "attack_data",
     "worst_case_public_bounds",
     "cervical_public_bounds",
@@ -58,46 +61,6 @@ GROUNDHOG_TARGET = 397
 NUM_TEACHERS = {"querybased": 2, "groundhog": 5}
 #: D.2/D.3 λ overrides per attack (everything else at the preset's default).
 LAMBDA_OVERRIDES = {"querybased": {"updated": 1e-3}, "groundhog": {"updated": 1e-3, "borealis": 1e-3}}
-
-
-@dataclass(frozen=True)
-class PresetFactory:
-    """``make_generator(seed)`` for a preset of :func:`pategan_audit.implementations.create`.
-
-    ``overrides`` are passed through (``num_teachers``, ``max_iter``, ``lam``, ``bounds``,
-    ``public_bounds``, violation switches...). ``record=False`` unless overridden: shadow
-    models do not need the per-query introspection.
-    """
-
-    name: str
-    epsilon: float = 1.0
-    delta: float = 1e-5
-    overrides: dict = field(default_factory=dict)
-
-    def create_overrides(self) -> dict:
-        """The keyword overrides every model of this factory is created with (``record=False``
-        unless ``overrides`` says otherwise); ``fit_many`` gets the same ones."""
-        return {"record": False, **self.overrides}
-
-    def __call__(self, seed: int) -> Any:
-        from ..implementations.registry import create  # lazy: presets import torch models
-
-        return create(self.name, epsilon=self.epsilon, delta=self.delta, seed=int(seed), **self.create_overrides())
-
-    def fit_many(self, frames: list[pd.DataFrame], seeds: list[int], *, label: str | None = None) -> list:
-        """``[self(s).fit(df, label=label) for df, s in zip(frames, seeds)]`` as one
-        :func:`~pategan_audit.implementations.fit_many` call (batched where the preset has a
-        batched step; networks equal up to float rounding)."""
-        from ..implementations import fit_many  # lazy: presets import torch models
-
-        return fit_many(self.name, list(frames), seeds=[int(s) for s in seeds], epsilon=self.epsilon, delta=self.delta,
-                        label=label, **self.create_overrides())
-
-    def batched(self) -> bool:
-        """Whether :meth:`fit_many` runs batched for this factory (else the fits run one by one)."""
-        from ..implementations import batched_support
-
-        return bool(batched_support(self.name, epsilon=self.epsilon, delta=self.delta, **self.create_overrides()))
 
 
 def attack_data(attack: str, *, target: int = GROUNDHOG_TARGET) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -187,14 +150,17 @@ class AuditSetting:
         return worst_case_public_bounds() if self.attack == "querybased" else cervical_public_bounds(d_out)
 
     def overrides(self, d_out: pd.DataFrame) -> dict:
+        """The preset overrides of this setting: D.2/D.3's (:func:`paper_overrides`), public
+        bounds for the ``controlled`` channel and for ``corrected`` (which never reads bounds
+        from data, ``ganev2025elusive`` §6.2), then ``extra_overrides``, then the public-bounds
+        rule (:func:`~pategan_audit.implementations.factory.with_public_bounds`) with this
+        setting's bounds (e.g. the V10-V13 fixes of the ablation)."""
         out = paper_overrides(self.attack, self.implementation, iterations=self.iterations)
+        bounds = self.public_bounds(d_out)
         if self.channel == "controlled" or self.implementation == "corrected":
-            # corrected never reads bounds from data (implementations spec §9.1 item 1)
-            out.update(bounds="public", public_bounds=self.public_bounds(d_out))
+            out.update(bounds="public", public_bounds=bounds)
         out.update(self.extra_overrides)
-        if out.get("bounds") == "public" and out.get("public_bounds") is None:
-            out["public_bounds"] = self.public_bounds(d_out)  # e.g. the V10-V13 fixes of the ablation
-        return out
+        return with_public_bounds(self.implementation, out, bounds)
 
     def factory(self, d_out: pd.DataFrame) -> PresetFactory:
         return PresetFactory(self.implementation, self.epsilon, self.delta, self.overrides(d_out))
@@ -211,14 +177,49 @@ class AuditSetting:
         """What the setting runs, without its labels (channel, variant): attack, data, preset,
         ε, δ, the preset overrides and the synthetic size. Two settings with the same effective
         key train the same shadow models (e.g. GroundHog ``fixed_size`` and ``paper``)."""
-        from .game import describe
+        return self._effective_key(self.factory(d_out), self.n_synth_rows(d_out, d_in), self.featuriser())
 
+    def _effective_key(self, factory: PresetFactory, n_synth_rows: int | str, featuriser: Any) -> dict:
         return {"attack": self.attack, "target": self.target if self.attack == "groundhog" else None,
-                "generator": describe(self.factory(d_out)), "n_synth_rows": self.n_synth_rows(d_out, d_in),
-                "featuriser": describe(self.featuriser())}
+                "generator": runner.describe_for_cache(factory), "n_synth_rows": n_synth_rows,
+                "featuriser": runner.describe_for_cache(featuriser)}
+
+    def resolve(self) -> ResolvedSetting:
+        """Everything this setting runs, resolved once: its worlds (D′, D), the preset factory,
+        the featuriser, the synthetic size, the effective key and ``run_id``."""
+        d_out, d_in = self.data()
+        factory, n_rows, featuriser = self.factory(d_out), self.n_synth_rows(d_out, d_in), self.featuriser()
+        return ResolvedSetting(self, d_out, d_in, factory, featuriser, n_rows, self._effective_key(factory, n_rows, featuriser))
 
     def key(self) -> dict:
         """JSON-able description of the setting's labels and knobs, for result records."""
         return {"attack": self.attack, "implementation": self.implementation, "channel": self.channel,
                 "iterations": self.iterations, "variant": self.variant, "extra_overrides": self.extra_overrides,
                 "target": self.target, "epsilon": self.epsilon, "delta": self.delta}
+
+
+@dataclass(frozen=True, eq=False)
+class ResolvedSetting:
+    """An :class:`AuditSetting` resolved once (:meth:`AuditSetting.resolve`): what it trains and
+    how its results are addressed.
+
+    ``effective_key`` describes what runs without the setting's labels (settings that run the
+    same shadow models share it); ``cache_key`` is what each shadow model's cache entry adds to
+    its own (world, index, seed) description; ``run_id`` the short hash in every record.
+    """
+
+    setting: AuditSetting
+    d_out: pd.DataFrame
+    d_in: pd.DataFrame
+    factory: PresetFactory
+    featuriser: Any
+    n_synth_rows: int | str
+    effective_key: dict
+
+    @property
+    def cache_key(self) -> dict:
+        return {"setting": self.effective_key}
+
+    @property
+    def run_id(self) -> str:
+        return runner.config_hash(self.effective_key, namespace="audit-run", include_source=False)[:10]

@@ -15,7 +15,7 @@ parameter (``score``) so any generator with another hook can be used.
 Deviation: the authors rank with ``np.argsort`` (unstable on ties); we use a stable descending
 sort, which gives the same top 64 on Cervical (tests/auditing/test_targets.py).
 
-Each score is cached per model. With a :class:`~pategan_audit.auditing.settings.PresetFactory`
+Each score is cached per model. With a :class:`~pategan_audit.implementations.factory.PresetFactory`
 whose preset has a batched step (and ``batched=True``), the models of one (candidate, world)
 are fitted together through :func:`pategan_audit.implementations.fit_many` (chunks of at most
 ``chunk_size``, :mod:`pategan_audit.auditing.batching`), each chunk one parallel job that reads
@@ -33,8 +33,9 @@ from scipy.spatial import cKDTree
 from sklearn.metrics import roc_auc_score
 
 from .. import runner
+from ..seeds import derive_seed
 from .batching import DEFAULT_CHUNK_SIZE, check_chunk_size, run_in_chunks, uses_fit_many
-from .game import describe, frame_digest
+from .game import frame_digest
 
 __all__ = ["vulnerability_distances", "rank_candidates", "critic_score", "TargetSelection", "select_target"]
 
@@ -171,13 +172,11 @@ def select_target(
     seed: int = 0,
     score: Callable[[Any, pd.DataFrame], np.ndarray] = critic_score,
     label: str | None = None,
-    n_jobs: int | None = 1,
-    backend: str | None = None,
+    options: runner.RunOptions | None = None,
     cache_namespace: str | None = "audit_targets",
-    cache_dir: str | None = None,
-    desc: str | None = None,
     batched: bool = True,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    **legacy: Any,
 ) -> TargetSelection:
     """Run the mini-MIAs of D.3 on the ``n_candidates`` most isolated rows of ``df``.
 
@@ -187,7 +186,10 @@ def select_target(
     batched / chunk_size: fit the models of each (candidate, world) together through ``fit_many``
     when ``make_generator`` is a PresetFactory with a batched step (module docstring); the scores
     are the same up to the float rounding of the batched networks.
+    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default one in-process
+    worker); the old keywords ``n_jobs``, ``backend``, ``cache_dir``, ``desc`` are still accepted.
     """
+    options = runner.RunOptions.of(options, default=runner.RunOptions(n_jobs=1), **legacy)
     if n_models < 1:
         raise ValueError(f"n_models must be >= 1, got {n_models}")
     chunk_size = check_chunk_size(chunk_size)
@@ -195,20 +197,20 @@ def select_target(
     df = df.reset_index(drop=True)
     key = None
     if cache_namespace is not None:
-        key = {"generator": describe(make_generator), "score": describe(score), "data": frame_digest(df), "label": label}
+        key = {"generator": runner.describe_for_cache(make_generator), "score": runner.describe_for_cache(score),
+               "data": frame_digest(df), "label": label}
     ctx = _Ctx(make_generator, df, score, label, cache_namespace, key,
-               str(runner.cache_dir(cache_dir)) if cache_namespace is not None else None)
+               str(runner.cache_dir(options.cache_dir)) if cache_namespace is not None else None)
     items = []
     for row in ranked["row"]:
         for i in range(n_models):
             for world in ("out", "in"):
-                model_seed = np.random.SeedSequence([seed, int(row), ("out", "in").index(world), i]).generate_state(1)[0]
-                items.append((int(row), world, i, int(model_seed >> 1)))
+                items.append((int(row), world, i, derive_seed(seed, row, ("out", "in").index(world), i, reduce="shift31")))
     if uses_fit_many(make_generator, batched):
         scores = run_in_chunks(items, lookup=partial(_lookup, ctx), group=lambda item: item[:2], job=partial(_chunk_job, ctx),
-                               chunk_size=chunk_size, n_jobs=n_jobs, backend=backend, desc=desc)
+                               chunk_size=chunk_size, options=options, label="target selection")
     else:
-        scores = runner.parallel_map(partial(_job, ctx), items, n_jobs=n_jobs, backend=backend, desc=desc)
+        scores = runner.run_map(partial(_job, ctx), items, options, label="target selection")
     table = ranked.copy()
     out_mean, in_mean, aucs = [], [], []
     for row in ranked["row"]:

@@ -9,8 +9,9 @@
   table (the Metadata violations V10-V13, and what every implementation does as benchmarked,
   protocols spec A.1); ``"public"`` takes them from the user and clips inputs to them (the fix,
   spec §9.1 item 1).
-* :func:`restore_dtypes`: the benchmark's post-processing (protocols spec A.1): int64 columns
-  are rounded then cast, every other column is cast directly (so float -> int16 truncates).
+* :func:`restore_dtypes`: the one dtype restorer: the benchmark's post-processing (protocols
+  spec A.1: int64 columns are rounded then cast, every other column is cast directly, so
+  float -> int16 truncates) or the audit's (``policy="audit"``: every integer column rounded).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["BOUNDS_MODES", "resolve_bounds", "MinMaxScaler", "OriginalScaler", "restore_dtypes"]
+__all__ = ["BOUNDS_MODES", "RESTORE_POLICIES", "resolve_bounds", "MinMaxScaler", "OriginalScaler", "restore_dtypes"]
 
 BOUNDS_MODES = ("data", "public")
 ORIGINAL_EPS = 1e-8  # original/PATE_GAN.py adds 1e-8 to the range (spec §2.1)
@@ -184,13 +185,27 @@ class OriginalScaler:
         return pd.DataFrame(v * (self.range_ + ORIGINAL_EPS) + self.min_, columns=self.columns)
 
 
-def restore_dtypes(df: pd.DataFrame, dtypes: Mapping[str, object] | pd.Series) -> pd.DataFrame:
-    """Cast a synthetic table back to the training dtypes (protocols spec A.1).
+#: Dtype-restoration policies of :func:`restore_dtypes`.
+RESTORE_POLICIES = ("benchmark", "audit")
 
-    Columns whose target dtype is int64 (the platform default integer) are rounded to the
-    nearest integer (numpy's half-to-even) and then cast; every other column is cast directly,
-    so a float -> int16 cast truncates toward zero (Credit's label, spec A.2).
+
+def restore_dtypes(df: pd.DataFrame, dtypes: Mapping[str, object] | pd.Series, *, policy: str = "benchmark") -> pd.DataFrame:
+    """Cast a synthetic table back to the training dtypes: the one dtype restorer.
+
+    The authors post-process synthetic tables in two ways, kept apart as ``policy``:
+
+    * ``"benchmark"`` (the utility benchmark, ``ganev2025elusive`` §5; protocols spec A.1):
+      columns whose target dtype is int64 (the platform default integer) are rounded to the
+      nearest integer (numpy's half-to-even) and then cast; every other column is cast
+      directly, so a float -> int16 cast truncates toward zero (Credit's label, spec A.2). A
+      non-finite value in a column cast to an integer raises.
+    * ``"audit"`` (the distinguishing game, ``ganev2025elusive`` §6.2; the authors'
+      ``fix_dtypes``, D.2 "rows cast to integers (rounded)"): every integer and bool column is
+      rounded, then cast; a column holding non-finite values stays float (rounded) rather than
+      failing the whole audit.
     """
+    if policy not in RESTORE_POLICIES:
+        raise ValueError(f"unknown dtype-restoration policy {policy!r}; use one of {RESTORE_POLICIES}")
     dtypes = dict(dtypes.items()) if isinstance(dtypes, pd.Series) else dict(dtypes)
     missing = [c for c in dtypes if c not in df.columns]
     if missing:
@@ -199,6 +214,13 @@ def restore_dtypes(df: pd.DataFrame, dtypes: Mapping[str, object] | pd.Series) -
     for col, dtype in dtypes.items():
         target = pd.api.types.pandas_dtype(dtype)
         values = out[col]
+        if policy == "audit":
+            if pd.api.types.is_integer_dtype(target) or pd.api.types.is_bool_dtype(target):
+                rounded = np.rint(values.to_numpy(dtype=float))
+                out[col] = rounded.astype(target) if np.isfinite(rounded).all() else rounded
+            else:
+                out[col] = values.astype(target)
+            continue
         if pd.api.types.is_integer_dtype(target) and pd.api.types.is_float_dtype(values):
             if not np.isfinite(values.to_numpy(dtype=np.float64)).all():
                 raise ValueError(f"column {col!r} has NaN/inf values and cannot be cast to {target}; check the generator output")

@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .theme import IMPLEMENTATION_COLORS, IMPLEMENTATION_ORDER
+from .theme import ANNOTATION_FONT_PT, IMPLEMENTATION_COLORS, IMPLEMENTATION_ORDER
 
 __all__ = ["ATTACK_TITLES", "CHANNEL_COLORS", "CHANNEL_LABELS", "plot_epsilon_bars", "plot_figure5", "plot_ablation", "plot_channels"]
 
@@ -67,23 +67,24 @@ def plot_epsilon_bars(
     names = _ordered(list(values))
     y = np.arange(len(names))[::-1]  # first name at the top
     ax.barh(y, [values[n] for n in names], color=[IMPLEMENTATION_COLORS.get(n, (0.5, 0.5, 0.5)) for n in names],
-            height=0.65, edgecolor="black", linewidth=0.5)
+            height=0.6, edgecolor="black", linewidth=0.5)
     for yi, n in zip(y, names):
-        ax.text(values[n], yi, f" {values[n]:.2f}", va="center", ha="left", fontsize="x-small")
+        ax.text(values[n], yi, f" {values[n]:.2f}", va="center", ha="left", fontsize=ANNOTATION_FONT_PT)
     if reference:
         ref = [(yi, reference[n]) for yi, n in zip(y, names) if n in reference and reference[n] is not None]
         if ref:
             ax.scatter([r[1] for r in ref], [r[0] for r in ref], marker="|", s=260, color="black", zorder=3, label="paper")
             for yi, v in ref:
-                ax.text(v, yi + 0.38, f"paper {v:.2f}", va="center", ha="center", fontsize="xx-small")
+                # in the gap above the bar, clear of the value printed to the bar's right
+                ax.text(v, yi + 0.31, f"paper {v:.2f}", va="bottom", ha="right", fontsize=ANNOTATION_FONT_PT)
     ax.set_yticks(y, names)
     ax.set_xlabel(_EPS_LABEL)
     _guides(ax, epsilon=epsilon, ceiling=ceiling)
     right = max([1.0, *(v for v in values.values() if np.isfinite(v)), *(v for v in (reference or {}).values() if v is not None), ceiling or 0.0])
     ax.set_xlim(0, 1.15 * right)
     if title:
-        ax.set_title(title, fontsize="medium")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3, fontsize="x-small")
+        ax.set_title(title)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
     return fig
 
 
@@ -104,8 +105,9 @@ def plot_figure5(
     attacks = [a for a in ATTACK_TITLES if a in set(sel["attack"])]
     if not attacks:
         raise ValueError(f"no records for method={method!r}, channel={channel!r}")
-    fig, axes = plt.subplots(1, len(attacks), figsize=(5.5 * len(attacks), 3.4), squeeze=False)
-    for ax, attack in zip(axes[0], attacks):
+    # panels one above the other: side by side they would not fit the book's text column at 1:1
+    fig, axes = plt.subplots(len(attacks), 1, figsize=(6.4, 4.4 * len(attacks)), squeeze=False)
+    for ax, attack in zip(axes[:, 0], attacks):
         part = sel[sel["attack"] == attack]
         values = dict(zip(part["implementation"], part["epsilon_emp"]))
         plot_epsilon_bars(values, reference=(reference or {}).get(attack), epsilon=epsilon, ceiling=ceiling,
@@ -125,7 +127,7 @@ def _grouped(ax, table: pd.DataFrame, groups: list[str], series: list[str], colo
     ax.set_yticks(y0, groups)
     ax.set_xlabel(_EPS_LABEL)
     _guides(ax, epsilon=epsilon, ceiling=ceiling)
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="x-small")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5))
 
 
 def _variant_order(variants) -> list[str]:
@@ -170,24 +172,23 @@ def plot_ablation(
             y -= 1.0
         ys.append(y)
         y -= 1.0
-    fig, ax = _axes(ax, (7.0, 0.9 + 0.24 * (len(rows) + len(headers))))
+    fig, ax = _axes(ax, (6.4, 0.9 + 0.26 * (len(rows) + len(headers))))
     colors = [IMPLEMENTATION_COLORS.get(n, (0.5, 0.5, 0.5)) for n, _, _ in rows]
     edges = [1.4 if v == "as benchmarked" else 0.4 for _, v, _ in rows]
     ax.barh(ys, [r[2] for r in rows], height=0.75, color=colors, edgecolor="black", linewidth=edges)
     for yi, (_, _, value) in zip(ys, rows):
-        ax.text(value, yi, f" {value:.2f}", va="center", ha="left", fontsize="xx-small")
+        ax.text(value, yi, f" {value:.2f}", va="center", ha="left", fontsize=ANNOTATION_FONT_PT)
     for name, yh in headers:
-        ax.text(0.0, yh, name, va="center", ha="left", fontsize="small", fontweight="bold",
+        ax.text(0.0, yh, name, va="center", ha="left", fontweight="bold",
                 transform=ax.get_yaxis_transform())
-    ax.set_yticks(ys, [v for _, v, _ in rows], fontsize="x-small")
+    ax.set_yticks(ys, [v for _, v, _ in rows])
     ax.set_ylim(y + 0.5, 0.7)
     ax.set_xlabel(_EPS_LABEL)
     _guides(ax, epsilon=epsilon, ceiling=ceiling)
     ax.set_xlim(0, 1.18 * max([1.0, ceiling or 0.0, *(r[2] for r in rows if np.isfinite(r[2]))]))
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.9 / (len(rows) + len(headers)) - 0.04), ncol=2,
-              fontsize="x-small")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.9 / (len(rows) + len(headers)) - 0.04), ncol=2)
     where = f", {channels[0]} channel" if channels else ""
-    ax.set_title(f"Ablation: one violation fixed at a time ({attack}{where})", fontsize="medium")
+    ax.set_title(f"Ablation: one violation fixed at a time ({attack}{where})")
     return fig
 
 
@@ -210,15 +211,16 @@ def plot_channels(
     attacks = [a for a in ATTACK_TITLES if a in set(sel["attack"])]
     if not attacks:
         raise ValueError(f"no records for method={method!r}")
-    fig, axes = plt.subplots(1, len(attacks), figsize=(6.5 * len(attacks), 4.6), squeeze=False)
-    for ax, attack in zip(axes[0], attacks):
+    # panels one above the other: side by side they would not fit the book's text column at 1:1
+    fig, axes = plt.subplots(len(attacks), 1, figsize=(6.4, 4.6 * len(attacks)), squeeze=False)
+    for ax, attack in zip(axes[:, 0], attacks):
         part = sel[sel["attack"] == attack]
         table = part.pivot_table(index="implementation", columns="channel", values="epsilon_emp", aggfunc="first")
         series = [c for c in CHANNEL_COLORS if c in table.columns]
         table = table.rename(columns=CHANNEL_LABELS)
         _grouped(ax, table, _ordered(part["implementation"].unique()), [CHANNEL_LABELS[c] for c in series],
                  [CHANNEL_COLORS[c] for c in series], epsilon=epsilon, ceiling=ceiling)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize="x-small")
-        ax.set_title(ATTACK_TITLES[attack], fontsize="medium")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
+        ax.set_title(ATTACK_TITLES[attack])
     fig.tight_layout()
     return fig

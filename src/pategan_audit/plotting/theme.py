@@ -20,7 +20,30 @@ import seaborn as sns  # noqa: E402
 
 from ..runner import atomic_write_bytes  # noqa: E402
 
-__all__ = ["IMPLEMENTATION_ORDER", "IMPLEMENTATION_COLORS", "IMPLEMENTATION_MARKERS", "set_theme", "save_figure", "caption"]
+__all__ = ["IMPLEMENTATION_ORDER", "IMPLEMENTATION_COLORS", "IMPLEMENTATION_MARKERS", "MIN_FONT_PT", "ANNOTATION_FONT_PT",
+           "COLUMN_WIDTH_IN", "FIGURE_DPI", "set_theme", "readable", "save_figure", "caption"]
+
+#: Smallest font size (points) of any text of a figure, at the figure's own size ("1:1").
+MIN_FONT_PT = 9.0
+#: Size of the numbers and notes written into a plot (bar values, heat-map cells, paper ticks).
+ANNOTATION_FONT_PT = 9.0
+#: Widest figure (inches, after ``bbox_inches="tight"``) that the book's text column shows at
+#: 1:1 or larger: the column holds 676 CSS px at a 1280 px window, 96 CSS px per inch.
+COLUMN_WIDTH_IN = 7.0
+#: One resolution for the inline figures and the saved PNGs (so both look the same).
+FIGURE_DPI = 150
+
+#: Font sizes of the theme (points); every one >= MIN_FONT_PT.
+_FONT_SIZES = {
+    "font.size": 10.0,
+    "axes.labelsize": 10.0,
+    "axes.titlesize": 10.5,
+    "xtick.labelsize": 9.5,
+    "ytick.labelsize": 9.5,
+    "legend.fontsize": 9.5,
+    "legend.title_fontsize": 10.0,
+    "figure.titlesize": 11.0,
+}
 
 IMPLEMENTATION_ORDER = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
 _palette = sns.color_palette("colorblind", 6)
@@ -30,15 +53,30 @@ IMPLEMENTATION_MARKERS = dict(zip(IMPLEMENTATION_ORDER, ("o", "s", "^", "D", "v"
 
 
 def set_theme() -> None:
-    """Call once per page: the one seaborn theme used by every figure."""
-    sns.set_theme(context="notebook", style="whitegrid", font_scale=0.95)
-    plt.rcParams.update({"figure.dpi": 110, "savefig.dpi": 150, "savefig.bbox": "tight", "legend.frameon": False})
+    """Call once per page: the one seaborn theme used by every figure. Every text is at least
+    :data:`MIN_FONT_PT` points; inline and saved figures share one dpi."""
+    sns.set_theme(context="notebook", style="whitegrid", rc=_FONT_SIZES)
+    plt.rcParams.update({"figure.dpi": FIGURE_DPI, "savefig.dpi": FIGURE_DPI, "savefig.bbox": "tight",
+                         "legend.frameon": False})
+
+
+def readable(fig, minimum: float = MIN_FONT_PT):
+    """Raise every text of ``fig`` smaller than ``minimum`` points to ``minimum`` (a safety net
+    for a size set elsewhere, e.g. a relative ``"x-small"``); returns ``fig``."""
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        if text.get_text() and text.get_fontsize() < minimum:
+            text.set_fontsize(minimum)
+    return fig
 
 
 def save_figure(fig, name: str, directory: str | Path) -> dict[str, Path]:
-    """Write ``fig`` as PNG and PDF under ``directory`` (atomically); return the paths."""
+    """Write ``fig`` as PNG and PDF under ``directory`` (atomically; no text below
+    :data:`MIN_FONT_PT`, see :func:`readable`); return the paths."""
     import io
 
+    readable(fig)
     directory = Path(directory)
     paths = {}
     for ext in ("png", "pdf"):

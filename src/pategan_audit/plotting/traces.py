@@ -2,8 +2,9 @@
 
 Each function takes the tidy tables of :mod:`pategan_audit.traces` and returns a matplotlib
 figure (axes methods only; call :func:`pategan_audit.plotting.set_theme` once per page and
-:func:`pategan_audit.plotting.save_figure` to write it). The panels follow the paper's layout;
-``corrected`` (ours) is an extra last panel.
+:func:`pategan_audit.plotting.save_figure` to write it). The panels are the paper's, in its
+order, with ``corrected`` (ours) as an extra last panel; they are laid out in rows of three
+(the paper's single row does not fit the book's text column with 9 pt text).
 """
 from __future__ import annotations
 
@@ -27,9 +28,30 @@ _pal = sns.color_palette("colorblind", 4)
 TRACE_COLORS = {"only": _pal[0], "shared": _pal[1], "own": _pal[0], "others": _pal[1], "min": "red"}
 
 
-def _panels(n: int, *, width: float = 3.0, height: float = 2.8, sharey: bool = True):
-    fig, axes = plt.subplots(1, n, figsize=(width * n, height), sharey=sharey, squeeze=False)
-    return fig, axes[0]
+PANELS_PER_ROW = 3
+
+
+def _panels(n: int, *, width: float = 2.15, height: float = 2.3, sharey: bool = True):
+    """n panels in rows of PANELS_PER_ROW (unused grid cells removed); the flat list of axes."""
+    cols = min(n, PANELS_PER_ROW)
+    rows = -(-n // cols)
+    fig, grid = plt.subplots(rows, cols, figsize=(width * cols, height * rows), sharey=sharey, squeeze=False)
+    axes = list(grid.ravel())
+    for ax in axes[n:]:
+        fig.delaxes(ax)
+    return fig, axes[:n]
+
+
+def _ylabel(axes, label: str) -> None:
+    """The y label on the first panel of each row."""
+    for i, ax in enumerate(axes):
+        if i % PANELS_PER_ROW == 0:
+            ax.set_ylabel(label)
+
+
+def _legend_on_top(fig, axes, *, ncol: int | None = None) -> None:
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=ncol or len(labels), bbox_to_anchor=(0.5, 1.0))
 
 
 def _check_columns(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
@@ -63,10 +85,9 @@ def plot_teacher_seen(seen: pd.DataFrame, *, implementations: Sequence[str] = SE
         ax.set_title(title)
         ax.set_xlabel("teacher")
         ax.set_xticks(d.teacher.to_numpy())
-    axes[0].set_ylabel("records seen")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=len(labels), bbox_to_anchor=(0.5, 1.08))
+    _ylabel(axes, "records seen")
     fig.tight_layout()
+    _legend_on_top(fig, axes)
     return fig
 
 
@@ -93,10 +114,9 @@ def plot_teacher_losses(lines: pd.DataFrame, *, implementations: Sequence[str] =
                 ax.fill_between(stats.index, stats["min"], stats["max"], color=TRACE_COLORS[line], alpha=0.25, linewidth=0)
         ax.set_title(f"{name} ({runs} run{'s' if runs > 1 else ''})")
         ax.set_xlabel("iteration")
-    axes[0].set_ylabel("teacher cross-entropy")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=len(labels), bbox_to_anchor=(0.5, 1.08))
+    _ylabel(axes, "teacher cross-entropy")
     fig.tight_layout()
+    _legend_on_top(fig, axes)
     return fig
 
 
@@ -120,7 +140,7 @@ def plot_moments(curves: pd.DataFrame, *, lam: float | None = None, accountants:
     names = [n for n in accountants if n in set(d_lam.accountant)]
     num_moments = int(d_lam.moment.max())
     norm = Normalize(vmin=1, vmax=num_moments)
-    fig, axes = _panels(len(names), width=3.2, height=3.0)
+    fig, axes = _panels(len(names), width=2.1, height=2.4)
     lc = None
     for ax, name in zip(axes, names):
         d = d_lam[d_lam.accountant == name]
@@ -142,11 +162,11 @@ def plot_moments(curves: pd.DataFrame, *, lam: float | None = None, accountants:
             ax.set_ylim(finite.min() * 0.8, ymax if ymax is not None else finite.max() * 1.5)
         ax.set_title(name)
         ax.set_xlabel("iteration")
-    axes[0].set_ylabel("estimated epsilon")
+    _ylabel(axes, "estimated epsilon")
+    fig.tight_layout()
     if lc is not None:
-        cbar = fig.colorbar(lc, ax=list(axes), pad=0.01)
+        cbar = fig.colorbar(lc, ax=list(axes), pad=0.02, fraction=0.04)
         cbar.set_label("moment l")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=1, bbox_to_anchor=(0.45, 1.06))
-    fig.suptitle(f"λ = {lam:g}", x=0.02, ha="left", y=1.04)
+    _legend_on_top(fig, axes, ncol=1)
+    fig.suptitle(f"λ = {lam:g}", x=0.02, ha="left", y=1.0, va="bottom")
     return fig

@@ -16,14 +16,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .theme import IMPLEMENTATION_COLORS, IMPLEMENTATION_MARKERS, IMPLEMENTATION_ORDER
+from .theme import ANNOTATION_FONT_PT, IMPLEMENTATION_COLORS, IMPLEMENTATION_MARKERS, IMPLEMENTATION_ORDER
 
 __all__ = ["EPSILON_LABEL", "plot_epsilon_sweep", "plot_mean_se", "plot_classifier_heatmap", "plot_profile_comparison"]
 
 EPSILON_LABEL = r"epsilon (with delta = $10^{-5}$)"
 
 
-def _axes(ax, figsize=(6.0, 4.0)):
+def _axes(ax, figsize=(5.0, 3.8)):  # with the legend beside it, < 7 in: the book shows it at 1:1
     if ax is None:
         fig, ax = plt.subplots(figsize=figsize)
         return fig, ax
@@ -60,7 +60,7 @@ def _decorate_epsilon_axis(ax, *, ylabel: str, ylim_bottom: float | None, ylim_t
     rank = {n: i for i, n in enumerate(IMPLEMENTATION_ORDER)}
     order = sorted(range(len(labels)), key=lambda i: (rank.get(labels[i], len(rank)), i))
     ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper left",
-              bbox_to_anchor=(1.01, 1.0), fontsize="small")
+              bbox_to_anchor=(1.01, 1.0))
 
 
 def plot_epsilon_sweep(
@@ -138,7 +138,7 @@ def plot_mean_se(
     if baseline is not None:
         ax.axhline(baseline, color="black", linestyle=":", linewidth=1.2, label="baseline")
     if reference is not None:
-        ax.plot([], [], color="grey", linestyle=":", alpha=0.5, label="paper (proposed statistic, authors' records)")
+        ax.plot([], [], color="grey", linestyle=":", alpha=0.5, label="paper (proposed statistic,\nauthors' records)")
     if title:
         ax.set_title(title)
     _decorate_epsilon_axis(ax, ylabel=f"{metric} (mean ± SE)", ylim_bottom=None, ylim_top=None)
@@ -165,7 +165,7 @@ def plot_classifier_heatmap(
     cols = _ordered(list(table.columns))
     data = table[cols].astype(float)
     values = data.to_numpy()
-    fig, ax = _axes(ax, figsize=(1.2 + 0.9 * len(cols), 0.9 + 0.38 * len(data)))
+    fig, ax = _axes(ax, figsize=(1.0 + 0.72 * len(cols), 0.9 + 0.36 * len(data)))
     if center is not None:
         span = np.nanmax(np.abs(values - center)) if np.isfinite(values).any() else 1.0
         vmin = center - span if vmin is None else vmin
@@ -177,7 +177,7 @@ def plot_classifier_heatmap(
     for (i, j), v in np.ndenumerate(values):
         if np.isfinite(v):
             shade = (v - lo) / (hi - lo) if hi > lo else 0.5
-            ax.text(j, i, format(v, fmt), ha="center", va="center", fontsize=8,
+            ax.text(j, i, format(v, fmt), ha="center", va="center", fontsize=ANNOTATION_FONT_PT,
                     color="white" if (shade < 0.2 or shade > 0.8) else "black")
     ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right")
     ax.set_yticks(range(len(data)), [str(r) for r in data.index])
@@ -194,7 +194,7 @@ def plot_profile_comparison(tables: Mapping[str, pd.DataFrame], *, dataset: str,
     if not tables:
         raise ValueError("plot_profile_comparison needs at least one table")
     names = _ordered([c for t in tables.values() for c in t.columns if dataset in t.index and pd.notna(t.loc[dataset, c])])
-    fig, ax = _axes(ax, figsize=(7.0, 3.6))
+    fig, ax = _axes(ax, figsize=(6.6, 3.6))
     width = 0.8 / len(tables)
     shades = plt.get_cmap("Greys")(np.linspace(0.35, 0.85, len(tables)))
     x = np.arange(len(names))
@@ -208,6 +208,6 @@ def plot_profile_comparison(tables: Mapping[str, pd.DataFrame], *, dataset: str,
     ax.set_ylim(0.3, 1.0)
     ax.set_ylabel(ylabel)
     ax.set_title(dataset)
-    ax.legend(fontsize=8, ncols=len(tables), loc="lower left")
+    ax.legend(ncols=len(tables), loc="lower left")
     fig.tight_layout()
     return fig

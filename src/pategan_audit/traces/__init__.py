@@ -11,7 +11,7 @@
 Every run takes a seed, is cached through :func:`pategan_audit.runner.cached` (namespace
 ``"traces"``) and ends up in a tidy DataFrame (protocols spec §H).
 """
-from .fitting import derived_seed, fit_traced, trace_settings, training_data
+from .fitting import fit_traced, trace_settings, training_data
 from .losses import LOSS_DEFINITIONS, TeacherLossRecorder, loss_bands, loss_frame, loss_lines, loss_run, loss_table, teacher_losses
 from .moments import (
     VoteStream,
@@ -43,7 +43,7 @@ from .seen import HAS_TEACHERS, records_seen, seen_counts, seen_run, seen_table
 from .suite import TraceResults, compute_traces, trace_jobs
 
 __all__ = [
-    "derived_seed", "fit_traced", "trace_settings", "training_data",
+    "fit_traced", "trace_settings", "training_data",
     "LOSS_DEFINITIONS", "TeacherLossRecorder", "loss_bands", "loss_frame", "loss_lines", "loss_run", "loss_table",
     "teacher_losses",
     "VoteStream", "cumulative_moments", "final_epsilons", "moment_curves", "per_moment_epsilon", "record_vote_stream",

@@ -6,15 +6,19 @@ The recording the authors bolted onto each implementation (``add_X_index``, ``re
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
-import numpy as np
 import pandas as pd
 
+from .. import runner
+from ..implementations.factory import make_generator
 from .profiles import TRACE_DATASET, TRACE_DELTA, TRACE_LAMBDAS, TRACE_NUM_TEACHERS
 
-__all__ = ["training_data", "trace_settings", "fit_traced", "derived_seed"]
+__all__ = ["training_data", "trace_settings", "fit_traced", "TraceRun", "call_with"]
+
+T = TypeVar("T")
 
 
 @lru_cache(maxsize=4)
@@ -29,24 +33,6 @@ def training_data(dataset: str = TRACE_DATASET) -> tuple[pd.DataFrame, str]:
     """The training split and label column the traces are run on (a copy, safe to modify)."""
     train, label, _ = _load(dataset)
     return train.copy(), label
-
-
-def _with_public_bounds(implementation: str, settings: dict[str, Any], dataset: str) -> dict[str, Any]:
-    """Presets that never read bounds from the data (``bounds="public"``, i.e. corrected) get the
-    training split's min/max as their public bounds, as the paper treats them (§5, protocols A)."""
-    import dataclasses
-
-    from ..implementations.registry import get_config_class
-
-    defaults = {f.name: f.default for f in dataclasses.fields(get_config_class(implementation))}
-    if settings.get("bounds", defaults.get("bounds")) == "public" and settings.get("public_bounds") is None:
-        return {**settings, "public_bounds": dict(_load(dataset)[2])}
-    return settings
-
-
-def derived_seed(seed: int, *tags: int) -> int:
-    """A 32-bit seed derived from ``seed`` and integer ``tags`` (independent streams per purpose)."""
-    return int(np.random.SeedSequence([int(seed), *map(int, tags)]).generate_state(1)[0])
 
 
 def trace_settings(
@@ -76,12 +62,6 @@ def trace_settings(
     return settings
 
 
-def _create(implementation: str, settings: dict[str, Any]):
-    from ..implementations.registry import create
-
-    return create(implementation, **settings)
-
-
 def fit_traced(
     implementation: str,
     settings: dict[str, Any],
@@ -89,9 +69,49 @@ def fit_traced(
     dataset: str = TRACE_DATASET,
     callbacks: Iterable[Callable[[Any, int], None]] = (),
 ):
-    """Create ``implementation`` with ``settings``, attach ``callbacks``, fit it on ``dataset``."""
-    model = _create(implementation, _with_public_bounds(implementation, settings, dataset))
+    """Create ``implementation`` with ``settings``, attach ``callbacks``, fit it on ``dataset``.
+
+    A preset that takes public bounds gets the training split's min/max as its public bounds,
+    as the paper treats them (``ganev2025elusive`` §5; the public-bounds rule of
+    :func:`pategan_audit.implementations.factory.with_public_bounds`)."""
+    settings = dict(settings)
+    create_kwargs = {k: settings.pop(k) for k in ("epsilon", "delta", "seed") if k in settings}
+    model = make_generator(implementation, **create_kwargs, overrides=settings, public_bounds=_load(dataset)[2])
     model.callbacks.extend(callbacks)
     train, label = training_data(dataset)
     model.fit(train, label=label)
     return model
+
+
+@dataclass(frozen=True)
+class TraceRun:
+    """One §6.1 training run (``ganev2025elusive`` §6.1): preset, ε, seed, iteration cap, k, δ,
+    dataset and preset overrides; :meth:`cached` is the one cached-run helper of the traces."""
+
+    implementation: str
+    epsilon: float
+    seed: int
+    max_iter: int
+    num_teachers: int = TRACE_NUM_TEACHERS
+    delta: float = TRACE_DELTA
+    dataset: str = TRACE_DATASET
+    overrides: dict | None = None
+
+    def settings(self) -> dict[str, Any]:
+        """The ``create`` keyword arguments of this run (:func:`trace_settings`)."""
+        return trace_settings(self.implementation, epsilon=self.epsilon, seed=self.seed, max_iter=self.max_iter,
+                              num_teachers=self.num_teachers, delta=self.delta, overrides=self.overrides)
+
+    def cached(self, figure: str, compute: Callable[[dict[str, Any]], T], **extra: Any) -> T:
+        """``compute(settings)`` through the result cache (namespace ``"traces"``), keyed by
+        ``figure``, the preset, the dataset, the settings and ``extra`` (e.g. a latent seed)."""
+        settings = self.settings()
+        config = {"figure": figure, "implementation": self.implementation, "dataset": self.dataset,
+                  "settings": settings, **extra}
+        return runner.cached(config, lambda: compute(settings), namespace="traces")
+
+
+def call_with(job: tuple[Callable[..., T], dict[str, Any]]) -> T:
+    """``fn(**kwargs)`` for ``job = (fn, kwargs)``: the picklable job of the traces' parallel maps."""
+    fn, kwargs = job
+    return fn(**kwargs)

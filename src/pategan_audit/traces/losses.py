@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from .. import runner
-from .fitting import derived_seed, fit_traced, trace_settings
+from ..seeds import derive_seed
+from .fitting import TraceRun, call_with, fit_traced
 from .profiles import LOSS_EPSILONS, LOSS_IMPLEMENTATIONS, TRACE_DATASET, TRACE_DELTA, TRACE_NUM_TEACHERS
 
 __all__ = [
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 LOSS_DEFINITIONS = ("paper", "notebook")
-_LATENT_TAG = 3  # derived_seed(seed, 3): the stream of the fixed latent batch z*
+_LATENT_TAG = 3  # derive_seed(seed, 3, reduce="u32"): the stream of the fixed latent batch z*
 
 
 class TeacherLossRecorder:
@@ -84,28 +85,15 @@ def _compute_loss(implementation: str, settings: dict, dataset: str, latent_seed
     return {"cross_entropy": recorder.result().astype(np.float32), "iterations": int(model.trace.iterations)}
 
 
-def loss_run(
-    implementation: str,
-    *,
-    epsilon: float,
-    seed: int,
-    max_iter: int,
-    num_teachers: int = TRACE_NUM_TEACHERS,
-    delta: float = TRACE_DELTA,
-    dataset: str = TRACE_DATASET,
-    overrides: dict | None = None,
-) -> dict:
-    """One cached Fig. 3 training run: ``{"cross_entropy": [iters, k, k] float32, "iterations": int}``."""
-    settings = trace_settings(implementation, epsilon=epsilon, seed=seed, max_iter=max_iter,
-                              num_teachers=num_teachers, delta=delta, overrides=overrides)
-    latent_seed = derived_seed(seed, _LATENT_TAG)
-    config = {"figure": "teacher_loss", "implementation": implementation, "dataset": dataset,
-              "settings": settings, "latent_seed": latent_seed}
-    return runner.cached(config, lambda: _compute_loss(implementation, settings, dataset, latent_seed), namespace="traces")
+def loss_run(implementation: str, **run: Any) -> dict:
+    """One cached Fig. 3 training run: ``{"cross_entropy": [iters, k, k] float32, "iterations": int}``.
 
-
-def _loss_job(job: dict) -> dict:
-    return loss_run(**job)
+    ``run``: the fields of :class:`~pategan_audit.traces.fitting.TraceRun` (``epsilon``, ``seed``,
+    ``max_iter``; optional ``num_teachers``, ``delta``, ``dataset``, ``overrides``)."""
+    trace = TraceRun(implementation, **run)
+    latent_seed = derive_seed(trace.seed, _LATENT_TAG, reduce="u32")
+    return trace.cached("teacher_loss", lambda settings: _compute_loss(implementation, settings, trace.dataset, latent_seed),
+                        latent_seed=latent_seed)
 
 
 def loss_frame(cross_entropy: np.ndarray, **labels: Any) -> pd.DataFrame:
@@ -142,7 +130,7 @@ def teacher_losses(
     jobs = [dict(implementation=name, epsilon=float(eps_by_impl.get(name, epsilon)), seed=int(s), max_iter=max_iter,
                  num_teachers=num_teachers, delta=delta, dataset=dataset)
             for name in implementations for s in seeds]
-    results = runner.parallel_map(_loss_job, jobs, n_jobs=n_jobs)
+    results = runner.parallel_map(call_with, [(loss_run, job) for job in jobs], n_jobs=n_jobs)
     return loss_table(jobs, results)
 
 

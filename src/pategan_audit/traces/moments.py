@@ -25,8 +25,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .. import runner
-from .fitting import fit_traced, trace_settings
+from .fitting import TraceRun, fit_traced
 from .profiles import MOMENT_ACCOUNTANTS, TABLE_ACCOUNTANTS, TRACE_DATASET, TRACE_DELTA, TRACE_NUM_MOMENTS, TRACE_NUM_TEACHERS
 
 __all__ = [
@@ -101,11 +100,9 @@ def record_vote_stream(
     """Train one model with epsilon = inf for exactly ``iterations`` iterations and keep its votes (cached)."""
     if not (isinstance(lam, (int, float)) and lam > 0 and math.isfinite(lam)):
         raise ValueError(f"lam must be a positive finite number, got {lam!r}")
-    settings = trace_settings(implementation, epsilon=math.inf, seed=seed, max_iter=iterations,
-                              num_teachers=num_teachers, delta=delta,
-                              overrides={"lam": float(lam), "num_moments": int(num_moments)})
-    config = {"figure": "moments", "implementation": implementation, "dataset": dataset, "settings": settings}
-    out = runner.cached(config, lambda: _compute_stream(settings, dataset, implementation), namespace="traces")
+    trace = TraceRun(implementation, epsilon=math.inf, seed=seed, max_iter=iterations, num_teachers=num_teachers,
+                     delta=delta, dataset=dataset, overrides={"lam": float(lam), "num_moments": int(num_moments)})
+    out = trace.cached("moments", lambda settings: _compute_stream(settings, dataset, implementation))
     if len(out["votes"]) != iterations:
         raise RuntimeError(f"{implementation} ran {len(out['votes'])} iterations, expected exactly {iterations} "
                            "(epsilon = inf must never stop the run)")

@@ -13,13 +13,13 @@ which draws from all rows (V3/V6); they are recorded but, as in the paper, not p
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .. import runner
-from .fitting import fit_traced, trace_settings
+from .fitting import TraceRun, call_with, fit_traced
 from .profiles import SEEN_IMPLEMENTATIONS, TRACE_DATASET, TRACE_DELTA, TRACE_NUM_TEACHERS
 
 __all__ = ["seen_counts", "seen_run", "records_seen", "seen_table", "HAS_TEACHERS"]
@@ -66,26 +66,13 @@ def _compute_seen(implementation: str, settings: dict, dataset: str) -> dict:
     return {"teacher_rows": rows, "iterations": int(model.trace.iterations)}
 
 
-def seen_run(
-    implementation: str,
-    *,
-    epsilon: float,
-    seed: int,
-    max_iter: int,
-    num_teachers: int = TRACE_NUM_TEACHERS,
-    delta: float = TRACE_DELTA,
-    dataset: str = TRACE_DATASET,
-    overrides: dict | None = None,
-) -> dict:
-    """One cached Fig. 2 training run: ``{"teacher_rows": [int32 arrays], "iterations": int}``."""
-    settings = trace_settings(implementation, epsilon=epsilon, seed=seed, max_iter=max_iter,
-                              num_teachers=num_teachers, delta=delta, overrides=overrides)
-    config = {"figure": "teacher_seen", "implementation": implementation, "dataset": dataset, "settings": settings}
-    return runner.cached(config, lambda: _compute_seen(implementation, settings, dataset), namespace="traces")
+def seen_run(implementation: str, **run: Any) -> dict:
+    """One cached Fig. 2 training run: ``{"teacher_rows": [int32 arrays], "iterations": int}``.
 
-
-def _seen_job(job: dict) -> dict:
-    return seen_run(**job)
+    ``run``: the fields of :class:`~pategan_audit.traces.fitting.TraceRun` (``epsilon``, ``seed``,
+    ``max_iter``; optional ``num_teachers``, ``delta``, ``dataset``, ``overrides``)."""
+    trace = TraceRun(implementation, **run)
+    return trace.cached("teacher_seen", lambda settings: _compute_seen(implementation, settings, trace.dataset))
 
 
 def records_seen(
@@ -106,7 +93,7 @@ def records_seen(
     """
     jobs = [dict(implementation=name, epsilon=epsilon, seed=seed, max_iter=max_iter,
                  num_teachers=num_teachers, delta=delta, dataset=dataset) for name in implementations]
-    results = runner.parallel_map(_seen_job, jobs, n_jobs=n_jobs)
+    results = runner.parallel_map(call_with, [(seen_run, job) for job in jobs], n_jobs=n_jobs)
     return seen_table(implementations, results, epsilon=epsilon, seed=seed, max_iter=max_iter)
 
 

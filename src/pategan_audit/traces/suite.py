@@ -15,7 +15,7 @@ entropy after every iteration), which a batched fit does not call, so they stay 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -78,33 +78,36 @@ def trace_jobs(profile: TraceProfile, *, epsilon: float, seed: int,
     return jobs
 
 
+#: kind -> the cached run of that kind (each one :meth:`~pategan_audit.traces.fitting.TraceRun.cached`)
+RUNS = {"seen": seen_run, "loss": loss_run, "moments": record_vote_stream}
+
+
 def _run_job(job: tuple[str, dict]):
     kind, kwargs = job
-    if kind == "seen":
-        return seen_run(**kwargs)
-    if kind == "loss":
-        return loss_run(**kwargs)
-    if kind == "moments":
-        return record_vote_stream(**kwargs)
-    raise ValueError(f"unknown trace job kind {kind!r}")
+    if kind not in RUNS:
+        raise ValueError(f"unknown trace job kind {kind!r}")
+    return RUNS[kind](**kwargs)
 
 
 def compute_traces(profile: str | TraceProfile = "book", *, epsilon: float = 1.0, seed: int = 0,
-                   n_jobs: int | None = None,
+                   options: runner.RunOptions | None = None,
                    seen_implementations: Sequence[str] = SEEN_IMPLEMENTATIONS,
                    loss_implementations: Sequence[str] = LOSS_IMPLEMENTATIONS,
-                   moment_lambdas: Sequence[float] = MOMENT_LAMBDAS, progress: bool = False) -> TraceResults:
+                   moment_lambdas: Sequence[float] = MOMENT_LAMBDAS, **legacy: Any) -> TraceResults:
     """Run (or read from the cache) every trace of ``profile`` and assemble the tables.
 
     epsilon: the privacy target of the Fig. 2/3 runs (paper: 1; smartnoise's Fig. 3 runs keep
     epsilon = 3, :data:`~pategan_audit.traces.profiles.LOSS_EPSILONS`). The Fig. 4 runs use epsilon = inf.
     seed: seed of the Fig. 2 runs, of the Fig. 3 run and of the Fig. 4 streams; Fig. 11 adds seed+1, ...
-    progress: show a progress bar (off by default: it would clutter the book pages).
+    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default: all CPUs, no
+    progress bar, which would clutter the book pages); the old keywords ``n_jobs`` and
+    ``progress`` are still accepted.
     """
+    options = runner.RunOptions.of(options, **legacy)
     prof = get_profile(profile)
     jobs = trace_jobs(prof, epsilon=epsilon, seed=seed, seen_implementations=seen_implementations,
                       loss_implementations=loss_implementations, moment_lambdas=moment_lambdas)
-    results = runner.parallel_map(_run_job, jobs, n_jobs=n_jobs, desc=f"traces ({prof.name})" if progress else None)
+    results = runner.run_map(_run_job, jobs, options, label=f"traces ({prof.name})")
     by_kind: dict[str, list] = {"seen": [], "loss": [], "moments": []}
     for (kind, kwargs), res in zip(jobs, results):
         by_kind[kind].append((kwargs, res))

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..classifiers import CLASSIFIERS, MAJORITY, ClassifierKnobs
+from ..seeds import derive_seed  # the one seed derivation (reduction "mod31"), re-exported
 
 __all__ = [
     "PAPER_TRAIN_SIZES",
@@ -55,12 +56,6 @@ def teacher_count(*, n_train: int, ratio: int) -> int:
     if not isinstance(ratio, (int, np.integer)) or ratio < 1:
         raise ValueError(f"ratio must be a positive integer (records per teacher, e.g. 1000), got {ratio!r}")
     return max(2, int(n_train) // int(ratio))
-
-
-def derive_seed(*parts: int) -> int:
-    """A 31-bit seed derived from integer parts (numpy SeedSequence): independent streams for
-    model m, table s, classifier panel... of one cell."""
-    return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0] % (2**31 - 1))
 
 
 def _freeze(overrides: Any) -> tuple[tuple[str, Any], ...]:
@@ -184,8 +179,11 @@ class SettingACell:
 def to_training_dtypes(synth: pd.DataFrame, train: pd.DataFrame) -> pd.DataFrame:
     """Put a synthetic table back into the training table's columns and dtypes (protocols A.1).
 
-    Columns whose training dtype is int64 are rounded, then cast; every other column is cast
-    directly (so Credit's int16 label is truncated toward zero, 0.7 -> 0, as upstream).
+    Checks the table (every training column present, every value finite), then casts with the
+    one dtype restorer, :func:`pategan_audit.components.scalers.restore_dtypes` (policy
+    ``"benchmark"``): columns whose training dtype is int64 are rounded, then cast; every other
+    column is cast directly (so Credit's int16 label is truncated toward zero, 0.7 -> 0, as
+    upstream).
     """
     if not isinstance(synth, pd.DataFrame):
         synth = pd.DataFrame(np.asarray(synth), columns=train.columns)
@@ -197,11 +195,7 @@ def to_training_dtypes(synth: pd.DataFrame, train: pd.DataFrame) -> pd.DataFrame
     if not np.isfinite(values).all():
         bad = [c for c in out.columns if not np.isfinite(out[c].to_numpy(dtype=float)).all()]
         raise ValueError(f"the synthetic table has NaN/infinite values in {bad[:5]}: the generator diverged")
-    cast = {}
-    for col, dtype in train.dtypes.items():
-        series = out[col]
-        if dtype == np.dtype("int64"):
-            series = np.round(series.astype(float))
-        cast[col] = series.astype(dtype)
-    return pd.DataFrame(cast, columns=train.columns)
+    from ..components.scalers import restore_dtypes  # lazy: the components package imports torch
+
+    return restore_dtypes(out, train.dtypes)
 

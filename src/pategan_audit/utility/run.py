@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
@@ -24,6 +23,7 @@ import pandas as pd
 
 from .. import runner
 from ..classifiers import evaluate_table
+from ..implementations.factory import PresetFactory
 from .cells import SettingACell, UtilityCell, derive_seed, teacher_count, teacher_ratio, to_training_dtypes
 
 __all__ = ["COLUMNS", "cell_id", "load_dataset", "resolve_teachers", "evaluate_cell", "evaluate_setting_a", "run_cell", "run_cells"]
@@ -54,44 +54,14 @@ def resolve_teachers(cell: UtilityCell, n_train: int) -> int:
     return teacher_count(n_train=n_train, ratio=teacher_ratio(cell.dataset))
 
 
-@dataclass(frozen=True)
-class PresetMaker:
-    """``seed -> implementations.create(name, epsilon, delta, seed, **overrides)``, the default
-    generator factory of a cell; :meth:`fit_many` fits several seeds in one
-    :func:`~pategan_audit.implementations.fit_many` call (the replica axis)."""
-
-    name: str
-    epsilon: float
-    delta: float | None
-    overrides: dict
-
-    def __call__(self, seed: int):
-        from ..implementations import create  # written concurrently; imported lazily
-
-        return create(self.name, epsilon=self.epsilon, delta=self.delta, seed=seed, **self.overrides)
-
-    def fit_many(self, train: pd.DataFrame, seeds: list[int], *, label: str | None) -> list:
-        from ..implementations import fit_many
-
-        return fit_many(self.name, train, seeds=seeds, epsilon=self.epsilon, delta=self.delta, label=label,
-                        **self.overrides)
-
-
-def _default_factory(cell: UtilityCell, k: int, data: Any) -> Callable[[int], Any]:
-    """``seed -> implementations.create(...)`` with the cell's settings, ``record=False``, and the
-    training split's bounds as ``public_bounds`` for presets that never read bounds from the data
-    (``corrected``; the paper treats these bounds as public, §5)."""
-    import dataclasses
-
-    from ..implementations import get_config_class  # written concurrently; imported lazily
-
-    overrides = {"record": False, **dict(cell.overrides)}
-    fields = {f.name: f for f in dataclasses.fields(get_config_class(cell.implementation))}
-    if "bounds" in fields and "public_bounds" in fields and overrides.get("public_bounds") is None:
-        if overrides.get("bounds", fields["bounds"].default) == "public":
-            overrides["public_bounds"] = dict(data.bounds)
-    return PresetMaker(cell.implementation, cell.epsilon, cell.delta,
-                       {"num_teachers": k, "max_iter": cell.max_iter, **overrides})
+def _default_factory(cell: UtilityCell, k: int, data: Any) -> PresetFactory:
+    """The cell's preset with its settings (``num_teachers`` resolved, ``max_iter``,
+    ``record=False``, the cell's overrides) and the public-bounds rule applied with the training
+    split's bounds (presets that never read bounds from the data, ``corrected``, get them: the
+    paper treats these bounds as public, ``ganev2025elusive`` §5)."""
+    overrides = {"num_teachers": k, "max_iter": cell.max_iter, "record": False, **dict(cell.overrides)}
+    return PresetFactory.for_data(cell.implementation, epsilon=cell.epsilon, delta=cell.delta, overrides=overrides,
+                                  public_bounds=data.bounds)
 
 
 def _below_accountant_floor(generator: Any, epsilon: float) -> bool:
@@ -170,10 +140,10 @@ def _fitted(make: Callable[[int], Any], seeds: list[int], train: pd.DataFrame, l
     """Yield ``(m, fitted generator or None, fit_seconds)`` per model; None = refused to train
     because ε is below the accountant's floor (any other failure raises).
 
-    The default factory (:class:`PresetMaker`) fits all models in one ``fit_many`` call; each
+    The default factory (:class:`~pategan_audit.implementations.factory.PresetFactory`) fits all models in one ``fit_many`` call; each
     model's ``fit_seconds`` is then that call's wall time divided by the number of models. A
     custom ``make_generator`` fits them one by one (and times each)."""
-    if isinstance(make, PresetMaker):
+    if isinstance(make, PresetFactory):
         start = time.perf_counter()
         try:
             models = make.fit_many(train, seeds, label=label)
@@ -278,18 +248,21 @@ def _cost(cell: UtilityCell | SettingACell) -> float:
 def run_cells(
     cells: Iterable[UtilityCell | SettingACell],
     *,
-    n_jobs: int | None = None,
-    backend: str | None = None,
-    cache_dir: Any = None,
+    options: runner.RunOptions | None = None,
     refresh: bool = False,
-    desc: str | None = "utility cells",
+    **legacy: Any,
 ) -> pd.DataFrame:
     """Run many cells (duplicates once), in parallel via :func:`runner.parallel_map`
     (joblib; ``backend="dask"`` on a Dask cluster), and concatenate their tidy tables.
 
     Cells already in the cache are read in this process; only the rest go to the workers, the
     most expensive first. An interrupted call resumes where it stopped.
+    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default: all CPUs, a bar
+    labelled "utility cells"); the old keywords ``n_jobs``, ``backend``, ``cache_dir``, ``desc``
+    are still accepted.
     """
+    options = runner.RunOptions.of(options, default=runner.RunOptions(progress="utility cells"), **legacy)
+    cache_dir = options.cache_dir
     unique = list(dict.fromkeys(cells))
     for c in unique:
         if not isinstance(c, (UtilityCell, SettingACell)):
@@ -297,7 +270,7 @@ def run_cells(
     done = {} if refresh else {c: _cached_or_none(c, cache_dir) for c in unique}
     todo = sorted((c for c in unique if done.get(c) is None), key=_cost, reverse=True)
     if todo:
-        results = runner.parallel_map(_job, [(c, cache_dir, refresh) for c in todo], n_jobs=n_jobs, backend=backend, desc=desc)
+        results = runner.run_map(_job, [(c, cache_dir, refresh) for c in todo], options, label="utility cells")
         done.update(zip(todo, results))
     frames = [done[c] for c in unique if len(done[c])]
     if not frames:

@@ -1,0 +1,49 @@
+"""The auditing page (``notebooks/auditing.py``; ``ganev2025elusive`` §6.2, Figures 5 and 12)
+as library calls: the notebook starts the page once (:func:`start_page`) and shows what each
+builder returns, in the page's order.
+
+===============  ===================================================================  ==========================
+module           builders                                                             paper
+===============  ===================================================================  ==========================
+``context``      ``start_page``, ``profile_summary``                                  (every knob)
+``limits``       ``profile_limits``                                                   ceilings (D.6, F.3)
+``calibration``  ``calibration``                                                      (beyond the paper)
+``targets``      ``target_selection``                                                 GroundHog target (D.3)
+``figure5``      ``figure5``, ``figure5_table``, ``figure12``, ``null_floor``         Figures 5, 12
+``paper_scale``  ``figure5_large``, ``figure12_large``, ``channels_large``            Figures 5, 12 (archives)
+``channels``     ``channels``                                                         side channels (D.9)
+``diagnostics``  ``synthcity_categories``, ``released_rows``                          (beyond the paper)
+``corrected``    ``corrected``                                                        §7's fixes
+``ablation``     ``ablation``, ``coincidences``                                       Table 2's violations
+``aggregators``  ``vote_aggregators``, ``at_lambda1``                                 §4, Figure 4's λ = 1
+``verdicts``     ``implementation_verdicts``                                          §6.2
+``scorecard``    ``scorecard_entries``                                                Figure 5 entries
+``compute``      ``compute``                                                          (cost of the page)
+===============  ===================================================================  ==========================
+
+Each builder takes the :class:`AuditPage`, keeps on it what later sections read and returns
+blocks (:mod:`.blocks`); ``page.show(blocks)`` writes them under ``results/auditing/`` and
+displays them. The paper-scale sections read the committed archives through
+:mod:`pategan_audit.auditing.verdicts`; the page never recomputes them.
+"""
+from . import (
+    ablation,
+    aggregators,
+    blocks,
+    calibration,
+    channels,
+    compute,
+    corrected,
+    diagnostics,
+    figure5,
+    limits,
+    paper_scale,
+    scorecard,
+    targets,
+    verdicts,
+)
+from .context import AuditPage, profile_summary, runs_text, start_page
+
+__all__ = ["AuditPage", "ablation", "aggregators", "blocks", "calibration", "channels", "compute", "corrected",
+           "diagnostics", "figure5", "limits", "paper_scale", "profile_summary", "runs_text", "scorecard", "start_page",
+           "targets", "verdicts"]

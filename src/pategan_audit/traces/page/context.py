@@ -1,0 +1,70 @@
+"""One run of the training-traces page (``notebooks/training_traces.py``; ``ganev2025elusive``
+§6.1, Figures 2, 3, 4 and 11): the traces of the profile, computed once
+(:func:`pategan_audit.traces.compute_traces`, cached), and the settings table behind them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import pandas as pd
+
+from ..profiles import TraceProfile, get_profile
+from ..suite import TraceResults, compute_traces
+from .blocks import Block, Print, publish, table
+
+__all__ = ["TracesPage", "run_page", "settings"]
+
+
+@dataclass
+class TracesPage:
+    """The page's inputs and traces: what every builder of this package reads.
+
+    section: the :class:`pategan_audit.report.Section` the page writes to (profile, ε, seed);
+    results: the traces (:class:`~pategan_audit.traces.suite.TraceResults`); loss_definition:
+    which "others" line Figures 3 and 11 draw ("paper" or "notebook").
+    """
+
+    section: Any
+    profile: TraceProfile
+    results: TraceResults
+    loss_definition: str = "paper"
+
+    @property
+    def eps(self) -> float:
+        return self.section.eps
+
+    @property
+    def seed(self) -> int:
+        return self.section.seed
+
+    @property
+    def knobs(self) -> dict:
+        """The knobs behind the numbers (profile, ε, seed, runs, caps)."""
+        return self.results.settings
+
+    def first_losses(self) -> pd.DataFrame:
+        """The loss traces of the page's own seed (one run per implementation)."""
+        losses = self.results.losses
+        return losses[losses.seed == self.seed]
+
+    def caption(self, text: str, runs: str) -> str:
+        return self.section.caption(text, runs)
+
+    def show(self, blocks: Sequence[Block]) -> None:
+        """Write and display ``blocks`` (see :func:`~pategan_audit.auditing.page.blocks.publish`)."""
+        publish(self.section, blocks)
+
+
+def run_page(section: Any, *, n_jobs: int | None = None, loss_definition: str = "paper") -> TracesPage:
+    """Compute (or read from the cache) the traces of ``section``'s profile, ε and seed."""
+    results = compute_traces(section.profile, epsilon=section.eps, seed=section.seed, n_jobs=n_jobs)
+    return TracesPage(section=section, profile=get_profile(section.profile), results=results,
+                      loss_definition=loss_definition)
+
+
+def settings(page: TracesPage) -> list[Block]:
+    """The run's profile, ε and seed, and the table of every knob behind the page."""
+    sec = page.section
+    return [Print(f"profile={sec.profile}, eps={sec.eps}, seed={sec.seed}"),
+            *table("settings", pd.Series(page.knobs, name="value").astype(str).to_frame())]

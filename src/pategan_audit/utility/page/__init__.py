@@ -1,0 +1,23 @@
+"""The utility page (``notebooks/utility.py``; ``ganev2025elusive`` §5 and Appendix C) as
+library calls: the notebook runs :func:`run_page` once and shows what each builder returns.
+
+==========================  ======================================================  =====================
+module                      builders                                                paper
+==========================  ======================================================  =====================
+``context``                 ``run_page``, ``settings``                              (every knob)
+``setting_a``               ``table7``, ``classifiers``                             Table 7, Setting A
+``table4``                  ``table4``, ``table4_auprc``, ``table1``, ``dpgan``     Tables 1, 4; §5
+``large``                   ``large_profile``                                       Tables 4, 7 (archive)
+``per_classifier``          ``per_classifier_tables``                               Tables 5, 8, 9, 10
+``sweeps``                  ``sweep_figures``, ``not_trained``, ``figure10``        Figures 1, 6-10
+``ablations``               ``table11``, ``table6``, ``table12``                    Tables 6, 11, 12
+==========================  ======================================================  =====================
+
+Each builder takes the :class:`UtilityPage` and returns blocks (:mod:`.blocks`);
+``page.show(blocks)`` writes them under ``results/utility/`` and displays them.
+"""
+from . import ablations, blocks, large, per_classifier, setting_a, sweeps, table4
+from .context import UtilityPage, page_cells, run_page, settings
+
+__all__ = ["UtilityPage", "ablations", "blocks", "large", "page_cells", "per_classifier", "run_page", "settings", "setting_a",
+           "sweeps", "table4"]

@@ -1,0 +1,87 @@
+"""Table 4 and Setting A at the archived ``large`` profile (``ganev2025elusive`` Tables 4 and 7,
+ε = 1: Cervical with the paper's protocol, Epileptic on its full split), read back from
+``results/archive/utility_large/`` beside the paper's and this page's own profile.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from ... import reference
+from ...plotting.utility import plot_profile_comparison
+from ..aggregate import setting_a_scores
+from ..tables import dataset_by_implementation, side_by_side
+from . import table4 as table4_page
+from .blocks import Block, Figure, Text, table
+from .context import UtilityPage
+
+__all__ = ["ARCHIVE", "table4", "training", "setting_a", "large_profile"]
+
+ARCHIVE = "utility_large"
+
+
+def table4(records: pd.DataFrame, *, implementations) -> pd.DataFrame:
+    """The archive's Table 4 (AUROC), its datasets in Table 4 order and its implementations in
+    the page's order."""
+    datasets = [d for d in reference.DATASETS if d in set(records["dataset"])]
+    present = [i for i in implementations if i in set(records["implementation"])]
+    return dataset_by_implementation(records[records["implementation"] != "real"], metric="auroc", datasets=datasets,
+                                     implementations=present)
+
+
+def training(records: pd.DataFrame) -> pd.DataFrame:
+    """How the archived trainings ran, per (dataset, implementation): teachers, mean iterations,
+    fit seconds per model, share of single-class tables (as %), tables per cell; rounded to 0.1."""
+    syn = records[(records["implementation"] != "real") & (records["table"] >= 0)]
+    how = syn.groupby(["dataset", "implementation"]).agg(
+        teachers=("num_teachers", "first"), iterations=("iterations", "mean"),
+        fit_seconds_per_model=("fit_seconds", "mean"), single_class_tables=("single_class", "mean"),
+        tables=("table", "size"))
+    how["tables"] = how["tables"] // syn["classifier"].nunique()
+    how["single_class_tables"] = how["single_class_tables"].map("{:.0%}".format)
+    return how.round(1)
+
+
+def setting_a(records: pd.DataFrame, *, profile: str) -> pd.DataFrame | None:
+    """The archive's Setting A beside Table 7 (None when it has no Setting A rows)."""
+    real = records[records["implementation"] == "real"]
+    if not len(real):
+        return None
+    ours, paper = setting_a_scores(real).set_index("dataset"), reference.table7(wide=True)
+    return pd.DataFrame({f"AUROC (ours, {profile})": ours["auroc"], "AUROC (paper)": paper["auroc"].reindex(ours.index),
+                         f"AUPRC (ours, {profile})": ours["auprc"], "AUPRC (paper)": paper["auprc"].reindex(ours.index),
+                         "classifiers": ours["n_classifiers"], "training rows": real.groupby("dataset")["n_train"].first()})
+
+
+def large_profile(page: UtilityPage, archive=None) -> list[Block]:
+    """The archived run's Table 4 beside the paper's, one bar chart per dataset (paper / archive /
+    this page), how its trainings ran and its Setting A. ``archive``: an
+    :class:`pategan_audit.archive.Archive` (default: read ``utility_large``)."""
+    if archive is None:
+        from ...archive import read_archive
+
+        archive = read_archive(ARCHIVE)
+    if archive is None:
+        return [Text(f"*The `{ARCHIVE}` archive is missing: run `python -m pategan_audit.archive {ARCHIVE}`.*")]
+    records, name = archive.records, archive.meta["profile"]
+    large4 = table4(records, implementations=page.implementations)
+    paper4, ours4 = table4_page.paper(), table4_page.ours(page)
+    blocks = [*table("table4_large", side_by_side(large4, paper4)), Text(
+        f"**Table 4, `{name}` profile.** Mean over the 12 classifiers of the best-of-n AUROC, ε = 1, "
+        "beside the paper's Table 4 (best of 25 on both datasets). " + archive.caption() + ".")]
+    for dataset in large4.index:
+        bars = {"paper": paper4.reindex(columns=large4.columns), f"ours, {name}": large4,
+                f"ours, {page.profile.name}": ours4.reindex(columns=large4.columns)}
+        blocks.append(Figure(f"table4_large_{dataset}", plot_profile_comparison(bars, dataset=dataset)))
+    blocks += [
+        Text(f"Bars: the paper's Table 4, ours at `{name}` (archived) and ours at this page's `{page.profile.name}` "
+             "profile; dotted: a classifier that guesses (AUROC 0.5). " + archive.caption() + "."),
+        *table("table4_large_training", training(records)),
+        Text("How the archived trainings ran: mean generator iterations (PATE presets stop when the "
+             "accountant reaches ε; original and turing run to the cap), fit time per model, and the "
+             "share of synthetic tables with a single label class (AUROC exactly 0.5 for every classifier)."),
+    ]
+    real = setting_a(records, profile=name)
+    if real is not None:
+        blocks += [*table("table7_large", real),
+                   Text("Setting A of the same archive beside Table 7 (mean over the classifier panel on the real test split).")]
+    return blocks

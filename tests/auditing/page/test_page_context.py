@@ -1,0 +1,41 @@
+"""pategan_audit.auditing.page.context: the page's parameters, profile and captions."""
+from pathlib import Path
+
+from pategan_audit import runner
+from pategan_audit.auditing.page import context, profile_summary
+from pategan_audit.auditing.page.blocks import Print
+
+from .conftest import make_page
+
+
+def test_start_page_reads_the_parameters(page):
+    assert page.profile.name == "smoke" and page.backend is None and page.n_jobs == 2
+    assert page.settings_kwargs == {"seed": 0, "n_jobs": 2, "backend": None, "progress": False}
+    assert page.ceiling_cp < page.ceiling_bayes
+
+
+def test_runs_text_names_shadow_models_split_and_caps(page):
+    runs = context.runs_text(page.profile)
+    assert runs.startswith("5 shadow models per world and setting (2 train / 1 validation / 2 test)")
+    assert runs.endswith("; except synthcity 1 on querybased; synthcity 1 on groundhog")
+    assert page.caption("Figure 5") == f"Figure 5 (profile `smoke`; {runs}.)"
+
+
+def test_profile_summary_prints_the_run_and_its_reductions(page):
+    first, second = profile_summary(page)
+    assert isinstance(first, Print) and first.text.startswith("profile=smoke, eps=1.0, seed=0: 5 shadow models")
+    assert second.text.startswith("cost reductions of this profile:\n  - synthcity trains 1 iterations")
+
+
+def test_timings_set_and_add(tmp_path):
+    page = make_page(tmp_path)
+    page.time("diagnostics", 0.0)
+    first = page.timings["diagnostics"]
+    page.time("diagnostics", 0.0, add=True)
+    assert page.timings["diagnostics"] > first
+
+
+def test_the_page_package_is_presentation():
+    assert runner._is_presentation(Path("auditing/page/figure5.py"))
+    assert runner._is_presentation(Path("traces/page/context.py"))
+    assert not runner._is_presentation(Path("auditing/verdicts.py"))

@@ -77,3 +77,11 @@ def test_corrected_table_flags_what_exceeds_epsilon():
     assert list(t.index) == ["controlled", "paper"]
     assert t.loc["paper", "exceeds ε"] and not t.loc["controlled", "exceeds ε"]
     assert t.loc["controlled", "test counts (FP, TN, FN, TP)"] == (200, 200, 200, 200)
+
+
+def test_provenance_table_lists_every_archive_and_says_which_are_missing(tmp_path):
+    _write(tmp_path, "audit_groundhog_large", [_audit_record("borealis", "clopper_pearson", "paper", 2, 1, "groundhog")])
+    t = V.provenance_table(tmp_path)
+    assert list(t.index) == list(V.AUDIT_ARCHIVES)
+    assert t.loc["audit_querybased_large", "settings"] == "not computed"
+    assert bool(t.loc["audit_groundhog_large", "complete"]) and not bool(t.loc["audit_groundhog_large", "same code as this build"])

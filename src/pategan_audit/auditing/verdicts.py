@@ -51,7 +51,7 @@ import pandas as pd
 from .bounds import AttackCounts, eps_lower
 
 __all__ = ["AUDIT_ARCHIVES", "paper_scale_records", "eps_interval", "figure5_table", "implementation_verdicts",
-           "calibration_lines", "scorecard_rows", "corrected_table", "REPRODUCED_FLOOR"]
+           "calibration_lines", "scorecard_rows", "corrected_table", "provenance_table", "REPRODUCED_FLOOR"]
 
 #: archive name -> what it holds (attack, channels), in the order they are read
 AUDIT_ARCHIVES = {
@@ -237,3 +237,25 @@ def corrected_table(records: pd.DataFrame, *, epsilon: float = 1.0) -> pd.DataFr
                                                       int(r["test_TP"]))})
     return pd.DataFrame(rows, columns=["attack", "channel", "bound", "ε_emp", "AUC", "exceeds ε",
                                        "test counts (FP, TN, FN, TP)"])
+
+
+def provenance_table(directory=None, *, names=None) -> pd.DataFrame:
+    """One row per audit archive: what it holds, whether it is complete, when and how long it
+    ran, and which code computed it (commit, and whether the current source hash is the same):
+    the caption of every paper-scale number, as a table."""
+    from ..archive import read_archive
+    from ..runner import source_hash
+
+    now = source_hash()
+    rows = []
+    for name in names or AUDIT_ARCHIVES:
+        arch = read_archive(name, directory=directory)
+        if arch is None:
+            rows.append({"archive": name, "settings": "not computed"})
+            continue
+        m = arch.meta
+        rows.append({"archive": name, "settings": m.get("runs", ""), "complete": bool(m.get("complete", True)),
+                     "computed": str(m.get("finished", "?"))[:10], "wall-clock min": round(m.get("wall_seconds", 0) / 60),
+                     "core-hours": round(m.get("core_seconds", 0) / 3600, 2), "commit": (m.get("git_commit") or "?")[:10],
+                     "same code as this build": m.get("source_hash") == now})
+    return pd.DataFrame(rows).set_index("archive")

@@ -62,8 +62,11 @@ def figure5_large(page: AuditPage, archives: dict | None = None) -> list[Block]:
                                                       reference=paper_by_attack(),
                                                       ceiling=large_ceiling(large, "clopper_pearson"), epsilon=page.eps))
     table = page.fig5_scale
+    provenance = verdicts.provenance_table(names=[n for n in archives])
     return [save, Text("**Figure 5 at 1,000 shadow models per world** (Clopper-Pearson, paper channel). Bars: ours; "
-                       "ticks: the paper. " + " ".join(f"*{a.caption()}.*" for a in archives.values() if a is not None)),
+                       "ticks: the paper. The archives behind it (each archived run `<name>` is read back, not "
+                       "recomputed; 'same code' says whether the computing code has changed since it ran):"),
+            SaveTable("paper_scale_provenance", provenance), ShowTable(provenance),
             SaveTable("figure5_large_table", table), ShowTable(table[FIGURE5_COLUMNS].round(2)),
             Text(f"Verdicts: {table['verdict'].value_counts().to_dict()}. Not yet archived at this scale: "
                  f"{', '.join(missing_cells(table)) or 'none'} (the GroundHog archive is resumable: `python -m "

@@ -48,6 +48,8 @@ archives: $(STAMP)
 	$(BIN)/python -m pategan_audit.archive audit_groundhog_large --n-jobs 2
 	$(BIN)/python -m pategan_audit.archive audit_querybased_fixed_size_large --n-jobs 2
 	$(BIN)/python -m pategan_audit.archive audit_calibration_large --n-jobs 2
+	$(BIN)/python -m pategan_audit.archive audit_calibration_channels_large --n-jobs 2
+	$(BIN)/python -m pategan_audit.archive audit_corrected_large --n-jobs 2
 
 clean-book:
 	rm -rf book/_build book/*.ipynb book/.nbhash

@@ -150,3 +150,15 @@ def test_calibration_and_fixed_size_archives_run_at_smoke(tmp_path, monkeypatch,
     a = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
     assert len(a.records) == rows and a.meta["profile"] == "smoke"
     assert set(a.records["channel"]) == ({"paper", "fixed_size"} if "calibration" in name else {"fixed_size"})
+
+
+def test_gnmax_cells_pair_each_dataset_with_corrected_and_use_gnmax_teacher_rule():
+    from pategan_audit.archive import GNMAX_DATASETS, gnmax_cells
+    from pategan_audit.implementations import create
+
+    cells = gnmax_cells("large")
+    assert {(c.dataset, c.implementation) for c in cells} == {(d, i) for d in GNMAX_DATASETS for i in ("corrected", "gnmax")}
+    assert all(c.n_models * c.n_tables >= 4 and c.epsilon == 1.0 for c in cells)
+    g = next(c for c in cells if c.implementation == "gnmax" and c.dataset == "cervical_cancer")
+    assert g.num_teachers == create("gnmax")._default_num_teachers(686) == 686
+    assert all(c.num_teachers is None for c in cells if c.implementation == "corrected")  # the paper's rule

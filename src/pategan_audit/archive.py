@@ -33,6 +33,9 @@ the book build never recomputes them. The archives are defined (:data:`ARCHIVES`
 ``audit_calibration_channels_large``
     The calibration lines of GroundHog (release / ignore / read only the bounds) and the
     bounds-only generator in the Querybased game: what each side channel leaks on its own.
+``utility_gnmax_large``
+    Table 4's protocol at the ``large`` utility profile for ``gnmax`` (our PATE 2018 variant)
+    beside ``corrected``, ε = 1, on Cervical, Epileptic, ISOLET and Credit; resumable per cell.
 ``audit_corrected_large``
     ``corrected`` as it is now (teacher assignment exact under add/remove, fresh entropy unless
     seeded) in every channel of both attacks at 1,000 per world: the re-audit of the hardened
@@ -50,6 +53,7 @@ Re-create one (resumes from the result cache if interrupted)::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
@@ -251,6 +255,64 @@ def _calibration(profile_name: str, n_jobs: int | None, backend: str | None) -> 
     return records, meta
 
 
+GNMAX_DATASETS = ("cervical_cancer", "epileptic_seizure", "isolet", "credit")
+
+
+def gnmax_cells(profile_name: str):
+    """Setting-B cells of ``gnmax`` and ``corrected`` at ε = 1 on :data:`GNMAX_DATASETS` at the
+    ``large`` utility profile's size per dataset (best of M × S, at least 2 × 2; full training
+    split; 10,000-iteration cap, Epileptic 2,000); gnmax gets its own teacher rule (``k`` from N, ε, δ), corrected the paper's
+    ``max(2, N // 1000)`` as in every other cell."""
+    from . import utility as U
+    from .implementations import create
+    from .utility.run import load_dataset
+
+    profile = U.get_profile(profile_name)
+    datasets = GNMAX_DATASETS if profile_name != "smoke" else ("cervical_cancer",)
+    cells = []
+    for c in U.main_cells(profile, epsilon=1.0, implementations=("corrected", "gnmax"), datasets=datasets):
+        if c.n_models * c.n_tables < 4:  # at least best of 2 x 2 everywhere
+            c = dataclasses.replace(c, n_models=max(c.n_models, 2), n_tables=max(c.n_tables, 2))
+        if c.implementation == "gnmax":
+            n_train = len(load_dataset(c.dataset, c.subsample).train)
+            k = create("gnmax", epsilon=c.epsilon, delta=c.delta)._default_num_teachers(n_train)
+            c = dataclasses.replace(c, num_teachers=k)
+        cells.append(c)
+    return cells
+
+
+def _utility_gnmax(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
+                   save: Callable[[pd.DataFrame, dict], None] | None = None) -> tuple[pd.DataFrame, dict]:
+    """Table 4's protocol for ``gnmax`` beside ``corrected`` (:func:`gnmax_cells`), one cell at a
+    time, saved after each (resumable across sessions)."""
+    from . import utility as U
+    from .utility.tables import runs_text
+
+    profile = U.get_profile(profile_name)
+    cells = gnmax_cells(profile_name)
+    parts = [done] if done is not None and not done.empty else []
+    finished = set() if not parts else set(done["cell"].astype(str))
+
+    def meta_now(records: pd.DataFrame) -> dict:
+        ran = records["cell"].nunique() if len(records) else 0
+        core = float(records.groupby(["cell", "model"])["fit_seconds"].first().fillna(0).sum()) if len(records) else 0.0
+        return {"profile": profile.name, "profile_description": profile.description, "epsilon": 1.0,
+                "cells": [c.cache_key() for c in cells], "settings_done": ran, "complete": ran == len(cells),
+                "runs": runs_text(cells) + f"; {ran} of {len(cells)} cells", "core_seconds_measured": core}
+
+    from .utility.run import cell_id
+
+    for c in cells:
+        if cell_id(c) in finished:
+            continue
+        parts.append(U.run_cells([c], n_jobs=n_jobs, backend=backend, desc=f"{c.dataset}/{c.implementation}"))
+        records = pd.concat(parts, ignore_index=True)
+        if save is not None:
+            save(records, meta_now(records))
+    records = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    return records, meta_now(records)
+
+
 def calibration_channel_runs() -> list[tuple[str, str, str, object]]:
     """(attack, generator name, channel, factory) of :func:`_calibration_channels`."""
     from .auditing.calibration import BoundsOnlyFactory, IgnoreFactory, ReleaseFactory
@@ -305,11 +367,12 @@ ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, 
     "audit_querybased_fixed_size_large": _audit("querybased", ("fixed_size",)),
     "audit_calibration_large": _calibration,
     "audit_calibration_channels_large": _calibration_channels,
+    "utility_gnmax_large": _utility_gnmax,
     "audit_corrected_large": _audit_runs((("querybased", ("paper", "fixed_size", "controlled")),
                                           ("groundhog", ("paper", "controlled"))), ("corrected",)),
 }
 #: archives that save after every setting and resume from what an earlier session saved
-RESUMABLE = ("audit_groundhog_large", "audit_querybased_fixed_size_large", "audit_corrected_large")
+RESUMABLE = ("audit_groundhog_large", "audit_querybased_fixed_size_large", "audit_corrected_large", "utility_gnmax_large")
 
 
 def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None, backend: str | None = None,

@@ -122,26 +122,21 @@ def test_charge_covers_the_exact_renyi_divergence_of_every_neighbouring_vote_pai
     distributions, both ways, stays below the per-query RDP the preset charges, at every order."""
     from scipy.special import log_ndtr
 
-    k, T, s1, s2 = 20, 0.6 * 20, 3.0, 4.0
+    from pategan_audit.implementations.gnmax import exact_query_rdp
+
+    k, s1, s2 = 20, 3.0, 4.0
     orders = DEFAULT_ORDERS[DEFAULT_ORDERS <= 200]
+    worst = exact_query_rdp(k, threshold=0.6, sigma_threshold=s1, sigma_vote=s2, orders=orders)
     charged = per_query_rdp(s1, s2, orders)
-
-    def log_probs(n1):
-        n0 = k - n1
-        log_none = log_ndtr((T - max(n0, n1)) / s1)
-        log_ans = log_ndtr((max(n0, n1) - T) / s1)
-        z = (n1 - n0) / (np.sqrt(2) * s2)
-        return np.array([log_none, log_ans + log_ndtr(z), log_ans + log_ndtr(-z)])
-
-    worst = np.zeros_like(orders)
-    for n1 in range(k + 1):
-        for m1 in (n1 - 1, n1 + 1):
-            if 0 <= m1 <= k:
-                p, q = log_probs(n1), log_probs(m1)
-                div = np.array([np.logaddexp.reduce(a * p + (1 - a) * q) / (a - 1) for a in orders])
-                worst = np.maximum(worst, div)
     assert (worst <= charged + 1e-12).all()
     assert worst.max() > 0.05 * charged.max()  # the check is not vacuous: the bound is within 20x
+    # independent spot check at order 2, n1 = 12 vs 13, by direct summation
+    def probs(n1):
+        top, z = max(20 - n1, n1), (2 * n1 - 20) / (np.sqrt(2) * s2)
+        ans = np.exp(log_ndtr((top - 12) / s1))
+        return np.array([1 - ans, ans * np.exp(log_ndtr(z)), ans * np.exp(log_ndtr(-z))])
+    p, q = probs(12), probs(13)
+    assert np.log(np.sum(p**2 / q)) <= worst[np.searchsorted(orders, 2.0)] + 1e-12
 
 
 def test_teacher_count_rule_stops_at_what_the_target_queries_need():
@@ -150,3 +145,11 @@ def test_teacher_count_rule_stops_at_what_the_target_queries_need():
     big = create("gnmax", seed=0)._default_num_teachers(100_000)
     assert big == int(np.ceil(sigma / 0.25)) < 100_000
     assert create("gnmax", seed=0)._default_num_teachers(500) == 500
+
+
+def test_public_plan_matches_what_a_fit_does():
+    toy = make_toy(400)
+    plan = __import__("pategan_audit.implementations.gnmax", fromlist=["public_plan"]).public_plan(400, generator_steps=8)
+    m = create("gnmax", public_bounds=toy_bounds(toy), seed=0, generator_steps=8).fit(toy, label="y")
+    assert (plan["teachers"], plan["iterations"], plan["sigma"]) == (m.num_teachers_, m.trace.iterations, m.sigma_vote_)
+    assert plan["epsilon spent"] == pytest.approx(m.trace.eps_hat[-1], rel=1e-9)

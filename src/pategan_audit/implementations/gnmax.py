@@ -57,7 +57,8 @@ from scipy.optimize import brentq
 from ..accounting.gnmax import DEFAULT_ORDERS, epsilon_from_rdp, gnmax_rdp, max_queries_within_budget, threshold_rdp
 from .corrected import Corrected, CorrectedConfig
 
-__all__ = ["GNMaxConfig", "GNMax", "RdpAccountant", "noise_for_budget", "confident_gnmax"]
+__all__ = ["GNMaxConfig", "GNMax", "RdpAccountant", "noise_for_budget", "confident_gnmax", "public_plan",
+           "exact_query_rdp"]
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,55 @@ def confident_gnmax(n1: torch.Tensor, *, num_teachers: int, threshold: float, si
     answered = counts.max(dim=1).values + noise[:, 0] >= threshold * num_teachers
     labels = (counts[:, 1] + noise[:, 2] > counts[:, 0] + noise[:, 1]).to(torch.int64)
     return labels, answered, noise
+
+
+def public_plan(num_rows: int, *, epsilon: float = 1.0, delta: float = 1e-5, **overrides) -> dict:
+    """What gnmax will do on a table of ``num_rows`` rows, from public quantities alone (no
+    data, no training): teachers k, noise σ₁ = σ₂, queries the budget pays for, iterations,
+    generator steps per iteration, and the (ε, δ) those queries spend."""
+    from .registry import create
+
+    model = create("gnmax", epsilon=epsilon, delta=delta, seed=0, **overrides)
+    model.delta_ = float(delta)  # what _begin_fit sets before it asks for the accountant
+    cfg = model.config
+    k = int(cfg.num_teachers) if cfg.num_teachers is not None else model._default_num_teachers(int(num_rows))
+    s1, s2 = model._sigmas(k)
+    per_query = per_query_rdp(s1, s2)
+    queries = max_queries_within_budget(per_query, orders=DEFAULT_ORDERS, epsilon=model._epsilon_budget(), delta=float(delta))
+    iterations = queries // int(cfg.query_batch)
+    if cfg.max_iter is not None:
+        iterations = min(iterations, int(cfg.max_iter))
+    spent = epsilon_from_rdp(iterations * int(cfg.query_batch) * per_query, orders=DEFAULT_ORDERS, delta=float(delta))[0]
+    return {"rows": int(num_rows), "teachers": k, "sigma": s2, "queries": iterations * int(cfg.query_batch),
+            "iterations": iterations, "generator steps per iteration": max(1, -(-int(cfg.generator_steps) // max(iterations, 1))),
+            "epsilon spent": float(spent) if iterations else 0.0}
+
+
+def exact_query_rdp(num_teachers: int, *, threshold: float, sigma_threshold: float, sigma_vote: float,
+                    orders: np.ndarray) -> np.ndarray:
+    """The exact Rényi divergence of one Confident-GNMax query on two classes, worst case over
+    every vote count and its neighbour (one teacher changing its vote), both directions, at
+    each order: the output is ⊥, 0 or 1 with Gaussian-CDF probabilities (PATE 2018 §4.1). A
+    mechanism-level check of the accountant: :func:`per_query_rdp` must be at least this."""
+    from scipy.special import log_ndtr
+
+    k, T = int(num_teachers), float(threshold) * int(num_teachers)
+    orders = np.asarray(orders, dtype=np.float64)
+
+    def log_probs(n1: int) -> np.ndarray:
+        top = max(k - n1, n1)
+        z = (2 * n1 - k) / (np.sqrt(2.0) * sigma_vote)
+        answered = log_ndtr((top - T) / sigma_threshold)
+        return np.array([log_ndtr((T - top) / sigma_threshold), answered + log_ndtr(z), answered + log_ndtr(-z)])
+
+    worst = np.zeros_like(orders)
+    for n1 in range(k + 1):
+        for m1 in (n1 - 1, n1 + 1):
+            if 0 <= m1 <= k:
+                p, q = log_probs(n1), log_probs(m1)
+                div = np.array([np.logaddexp.reduce(a * p + (1 - a) * q) / (a - 1) for a in orders])
+                worst = np.maximum(worst, div)
+    return worst
 
 
 class GNMax(Corrected):

@@ -68,7 +68,7 @@ def cache_dir(override: str | os.PathLike | None = None) -> Path:
 # the source hash so that editing a caption does not invalidate hours of cached training.
 # Entries are paths relative to the package ("utility/page", "auditing/page", "traces/page": the
 # pages' tables and captions).
-_PRESENTATION = {"plotting", "report.py", "scorecard.py", "bookhook.py", "reference", "archive.py", "utility/page",
+_PRESENTATION = {"plotting", "report.py", "scorecard.py", "bookhook.py", "reference", "archive.py", "utility/page", "pages",
                  "auditing/page", "traces/page"}
 
 

@@ -221,7 +221,7 @@ def exact_query_rdp(num_teachers: int, *, threshold: float, sigma_threshold: flo
         for m1 in (n1 - 1, n1 + 1):
             if 0 <= m1 <= k:
                 p, q = log_probs(n1), log_probs(m1)
-                div = np.array([np.logaddexp.reduce(a * p + (1 - a) * q) / (a - 1) for a in orders])
+                div = np.logaddexp.reduce(orders[:, None] * p + (1 - orders)[:, None] * q, axis=1) / (orders - 1)
                 worst = np.maximum(worst, div)
     return worst
 

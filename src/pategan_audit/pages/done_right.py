@@ -1,0 +1,89 @@
+"""The page "PATE-GAN, done right?": the ``gnmax`` preset (:mod:`pategan_audit.implementations.gnmax`)
+beside ``corrected`` and the six benchmarked implementations.
+
+Everything here reads the library or the committed archives; nothing is tuned on the data. The
+paper (``ganev2025elusive`` §7) leaves "the discrepancies between PATE-GAN and PATE" to future
+work; the preset takes PATE 2018's Confident-GNMax and Rényi-DP analysis (``papernot2018scalable``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..accounting.gnmax import DEFAULT_ORDERS
+from ..implementations.gnmax import exact_query_rdp, per_query_rdp, public_plan
+
+__all__ = ["DATASETS", "plan_table", "accountant_check", "utility_table", "training_diagnosis"]
+
+DATASETS = ("cervical_cancer", "epileptic_seizure", "isolet", "credit", "mnist")
+
+
+def plan_table(*, epsilon: float = 1.0, delta: float = 1e-5) -> pd.DataFrame:
+    """gnmax's public plan on each bundled training split (:func:`public_plan`)."""
+    from ..utility.run import load_dataset
+
+    rows = [{"dataset": d, **public_plan(len(load_dataset(d, None).train), epsilon=epsilon, delta=delta)} for d in DATASETS]
+    return pd.DataFrame(rows).set_index("dataset")
+
+
+def accountant_check(plans: pd.DataFrame, *, threshold: float = 0.6, orders=(2.0, 8.0, 32.0, 128.0)) -> pd.DataFrame:
+    """Per plan: the exact Rényi divergence of one query (worst neighbouring vote pair) and the
+    charge, at a few orders; ``sound`` when the charge covers it everywhere on the order grid."""
+    rows = []
+    grid = DEFAULT_ORDERS[DEFAULT_ORDERS <= 256]
+    for (k, sigma), group in plans.groupby(["teachers", "sigma"]):
+        exact = exact_query_rdp(int(k), threshold=threshold, sigma_threshold=sigma, sigma_vote=sigma, orders=grid)
+        charged = per_query_rdp(sigma, sigma, grid)
+        row = {"datasets": ", ".join(group.index), "teachers": int(k), "sigma": float(sigma)}
+        for o in orders:
+            i = int(np.argmin(np.abs(grid - o)))
+            row[f"exact / charged at order {o:g}"] = float(exact[i] / charged[i])
+        row["sound"] = bool((exact <= charged + 1e-15).all())
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("datasets")
+
+
+def utility_table(directory=None) -> pd.DataFrame | None:
+    """Best-of-n mean AUROC per dataset: gnmax and corrected from ``utility_gnmax_large``, the six
+    from ``utility_large`` where it ran that dataset, and the paper's Table 4 (best of the six);
+    None if the gnmax archive is missing."""
+    from .. import reference
+    from ..archive import read_archive
+    from ..utility import best_of_n
+
+    ours = read_archive("utility_gnmax_large", directory=directory)
+    if ours is None:
+        return None
+    frames = [best_of_n(ours.records)]
+    six = read_archive("utility_large", directory=directory)
+    if six is not None:
+        rec = six.records[six.records["implementation"].isin(reference.IMPLEMENTATIONS)]
+        frames.append(best_of_n(rec))
+    best = pd.concat(frames, ignore_index=True)
+    table = best.pivot_table(index="dataset", columns="implementation", values="auroc", aggfunc="first")
+    paper = reference.table4().pivot_table(index="row", columns="column", values="value", aggfunc="first")
+    table["best of the six (ours)"] = table[[c for c in reference.IMPLEMENTATIONS if c in table]].max(axis=1) \
+        if any(c in table for c in reference.IMPLEMENTATIONS) else np.nan
+    table["best of the six (paper)"] = paper.reindex(table.index)[list(reference.IMPLEMENTATIONS)].max(axis=1)
+    n = ours.records.groupby("dataset")["table"].nunique() * ours.records.groupby("dataset")["model"].nunique()
+    table["n (gnmax, corrected)"] = n.reindex(table.index)
+    return table
+
+
+def training_diagnosis(*, seed: int = 0, max_iter: int | None = None) -> pd.DataFrame:
+    """One gnmax fit on Cervical (public bounds), per iteration: the mean share of teachers that
+    call a generated row real, the share of queries answered, and the share of answers "real"."""
+    from .. import datasets
+    from ..implementations import create
+
+    ds = datasets.load("cervical_cancer")
+    model = create("gnmax", seed=seed, public_bounds=ds.bounds, record=True, max_iter=max_iter)
+    model.fit(ds.train, label=ds.label)
+    k = model.num_teachers_
+    rows = []
+    for it, (votes, labels) in enumerate(zip(model.trace.votes, model.trace.labels)):
+        answered = labels >= 0
+        rows.append({"iteration": it + 1, "teachers calling it real": float(np.mean(votes) / k),
+                     "answered": float(answered.mean()),
+                     "answered 'real'": float((labels[answered] == 1).mean()) if answered.any() else np.nan})
+    return pd.DataFrame(rows).set_index("iteration")

@@ -42,6 +42,7 @@ attacks: list = ["querybased", "groundhog"]  # "querybased" (worst case, Fig. 5a
 groundhog_target: int = 397  # target row of the Cervical training split (paper: 397), or -1 for the row our mini-MIAs pick
 run_ablation: bool = True  # audit each violation switched off alone and all together (profile's attacks/presets)
 backend: str = "loky"  # joblib backend for the shadow models: "loky" (local processes) or "dask" (needs a Client)
+dask_scheduler: str = ""  # address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786; empty: local joblib workers
 
 # %% tags=["remove-input"]
 # Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
@@ -80,7 +81,7 @@ from pategan_audit.report import Section
 warnings.filterwarnings("ignore", category=UserWarning)
 sec = Section("auditing", profile=profile, eps=eps, seed=seed, results_dir=results_dir)
 page = start_page(sec, implementations=implementations, attacks=attacks, groundhog_target=groundhog_target,
-                  run_ablation=run_ablation, n_jobs=n_jobs, backend=backend)
+                  run_ablation=run_ablation, n_jobs=n_jobs, backend=backend, dask_scheduler=dask_scheduler)
 page.show(profile_summary(page))
 
 # %% [markdown]

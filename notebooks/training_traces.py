@@ -29,6 +29,7 @@ seed: int = 0  # master seed: the same seed gives the same numbers
 n_jobs: int = 2  # parallel workers for independent trainings
 results_dir: str = "results"  # tables and figures are also written to <results_dir>/training_traces/
 loss_definition: str = "paper"  # Figs. 3/11 orange line: "paper" (others on teacher 0's subset) or "notebook" (each on its own)
+dask_scheduler: str = ""  # address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786; empty: local joblib workers
 
 # %% tags=["remove-input"]
 # Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
@@ -47,7 +48,7 @@ from pategan_audit.report import Section
 from pategan_audit.traces.page import losses, moments, run_page, scorecard, seen, settings
 
 sec = Section("training_traces", profile=profile, eps=eps, seed=seed, results_dir=results_dir, loss_definition=loss_definition)
-page = run_page(sec, n_jobs=n_jobs, loss_definition=loss_definition)
+page = run_page(sec, n_jobs=n_jobs, loss_definition=loss_definition, dask_scheduler=dask_scheduler)
 page.show(settings(page))
 
 # %% [markdown]

@@ -2,7 +2,8 @@
 from pathlib import Path
 
 from pategan_audit import runner
-from pategan_audit.auditing.page import context, profile_summary
+from pategan_audit.auditing.page import context, profile_summary, start_page
+from pategan_audit.report import Section
 from pategan_audit.auditing.page.blocks import Print
 
 from .conftest import make_page
@@ -39,3 +40,20 @@ def test_the_page_package_is_presentation():
     assert runner._is_presentation(Path("auditing/page/figure5.py"))
     assert runner._is_presentation(Path("traces/page/context.py"))
     assert not runner._is_presentation(Path("auditing/verdicts.py"))
+
+
+def test_a_dask_scheduler_address_connects_a_client_and_switches_to_the_dask_backend(tmp_path, monkeypatch):
+    import distributed
+
+    seen = []
+
+    class FakeClient:
+        def __init__(self, address):
+            seen.append(address)
+
+    monkeypatch.setattr(distributed, "Client", FakeClient)
+    sec = Section("auditing", profile="smoke", eps=1.0, seed=0, results_dir=tmp_path)
+    page = start_page(sec, implementations=["borealis"], attacks=["querybased"], dask_scheduler="tcp://h:8786")
+    assert seen == ["tcp://h:8786"] and page.backend == "dask" and isinstance(page.client, FakeClient)
+    local = start_page(sec, implementations=["borealis"], attacks=["querybased"])
+    assert local.backend is None and local.client is None

@@ -52,6 +52,7 @@ class AuditPage:
     run_ablation: bool = True
     n_jobs: int = 2
     backend: str | None = None
+    client: Any = None  # the Dask client when the page runs on a scheduler (kept alive with the page)
     started: float = field(default_factory=time.perf_counter)
     timings: dict[str, float] = field(default_factory=dict)
     still: dict[str, bool] = field(default_factory=dict)
@@ -108,12 +109,20 @@ class AuditPage:
 
 
 def start_page(section: Any, *, implementations: Sequence[str], attacks: Sequence[str], groundhog_target: int = 397,
-               run_ablation: bool = True, n_jobs: int = 2, backend: str = "loky", started: float | None = None) -> AuditPage:
+               run_ablation: bool = True, n_jobs: int = 2, backend: str = "loky", started: float | None = None,
+               dask_scheduler: str = "") -> AuditPage:
     """The page for ``section``'s profile, ε and seed; ``backend`` "loky" runs on local processes.
+    ``dask_scheduler``: address of a running Dask scheduler (e.g. "tcp://10.0.0.5:8786"): the
+    shadow models then run on its workers (``backend`` becomes "dask"); empty for local workers.
     ``started``: when the page started (``time.perf_counter()``; default now), for its total wall time."""
+    client = None
+    if dask_scheduler:
+        from distributed import Client
+
+        client, backend = Client(dask_scheduler), "dask"
     return AuditPage(section=section, profile=get_profile(section.profile), implementations=tuple(implementations),
                      attacks=tuple(attacks), groundhog_target=int(groundhog_target), run_ablation=bool(run_ablation),
-                     n_jobs=int(n_jobs), backend=None if backend == "loky" else backend,
+                     n_jobs=int(n_jobs), backend=None if backend == "loky" else backend, client=client,
                      started=time.perf_counter() if started is None else started)
 
 

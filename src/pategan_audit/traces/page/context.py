@@ -56,9 +56,18 @@ class TracesPage:
         publish(self.section, blocks)
 
 
-def run_page(section: Any, *, n_jobs: int | None = None, loss_definition: str = "paper") -> TracesPage:
-    """Compute (or read from the cache) the traces of ``section``'s profile, ε and seed."""
-    results = compute_traces(section.profile, epsilon=section.eps, seed=section.seed, n_jobs=n_jobs)
+def run_page(section: Any, *, n_jobs: int | None = None, loss_definition: str = "paper",
+             dask_scheduler: str = "") -> TracesPage:
+    """Compute (or read from the cache) the traces of ``section``'s profile, ε and seed.
+    ``dask_scheduler``: address of a running Dask scheduler, empty for local joblib workers."""
+    if dask_scheduler:
+        from distributed import Client
+
+        client = Client(dask_scheduler)  # joblib's "dask" backend uses the default client
+        results = compute_traces(section.profile, epsilon=section.eps, seed=section.seed, n_jobs=n_jobs, backend="dask")
+        client.close()
+    else:
+        results = compute_traces(section.profile, epsilon=section.eps, seed=section.seed, n_jobs=n_jobs)
     return TracesPage(section=section, profile=get_profile(section.profile), results=results,
                       loss_definition=loss_definition)
 

@@ -43,14 +43,11 @@ setup_page()
 parameters_table(globals())
 
 # %% tags=["hide-input"]
-import warnings
-
-import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
-from pategan_audit import accounting, datasets, reference
+from pategan_audit.pages import implementations as page
 from pategan_audit.report import Section
+from pategan_audit.runner import single_thread
 
 sec = Section("implementations", profile=profile, eps=eps, seed=seed, results_dir=results_dir)
 print(f"profile={sec.profile}, eps={sec.eps}, seed={sec.seed}")
@@ -63,9 +60,7 @@ print(f"profile={sec.profile}, eps={sec.eps}, seed={sec.seed}")
 # features + the label; Credit is the bundled 20 % subset unless the full Kaggle file is given.
 
 # %% tags=["hide-input"]
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    t7 = datasets.table7(("credit", "cervical_cancer", "isolet", "epileptic_seizure", "mnist"))
+t7 = page.table7()
 sec.table(t7, "table7_summary")
 
 # %% [markdown]
@@ -80,49 +75,17 @@ sec.table(t7, "table7_summary")
 # come from the `torch.optim` objects. A cell shows "Cervical / Epileptic" where the two differ.
 
 # %% tags=["hide-input"]
-from pategan_audit.implementations import PRESETS, create
-from pategan_audit.implementations.describe import describe
-from pategan_audit.runner import single_thread
-
 single_thread()
-described = {}
-table3_datasets = [("cervical_cancer", 5)] if sec.profile == "smoke" else [("cervical_cancer", 5), ("epileptic_seizure", 9)]
-for ds_name, k in table3_datasets:
-    ds = datasets.load(ds_name)
-    for name in PRESETS:
-        extra = {"public_bounds": ds.bounds} if create(name).config.bounds == "public" else {}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model = create(name, epsilon=sec.eps, seed=sec.seed, max_iter=1, num_teachers=k, **extra)
-            model.fit(ds.train, label=ds.label)
-        info = describe(model)
-        info["Max iterations"] = create(name).config.max_iter  # the preset default (1 was used only to instantiate)
-        if info["Teacher layers"] == "LogisticRegression":
-            info["Teacher iterations"] = "1 fit"
-        described[(ds_name, name)] = info
-
-
-def _merge(a, b):
-    return a if str(a) == str(b) else f"{a} / {b}"
-
-
-_second = table3_datasets[-1][0]
-ours3 = pd.DataFrame({name: {row: _merge(described[("cervical_cancer", name)][row], described[(_second, name)][row])
-                             for row in described[("cervical_cancer", name)]} for name in PRESETS})
-sec.table(ours3, "table3_generated")
+table3_datasets = page.table3_datasets(sec.profile)
+described = page.describe_presets(table3_datasets, epsilon=sec.eps, seed=sec.seed)
+sec.table(page.table3_generated(described, table3_datasets), "table3_generated")
 
 # %% [markdown]
 # The paper's Table 3 as printed, with the cells the implementations spec (checked against the
 # upstream code) disagrees with marked ⚠ and the code's value given:
 
 # %% tags=["hide-input"]
-ref3 = reference.table3()
-printed = ref3.pivot_table(index="parameter", columns="column", values="value", aggfunc="first", sort=False)
-code = ref3[~ref3["code"].astype(str).str.strip().isin(["", "nan", "None", "<NA>"])].pivot_table(index="parameter", columns="column", values="code", aggfunc="first")
-flagged = printed.copy()
-for (param, col), val in code.stack().dropna().items():
-    flagged.loc[param, col] = f"⚠ {printed.loc[param, col]} (code: {val})"
-sec.table(flagged, "table3_paper_flagged")
+sec.table(page.table3_paper_flagged(), "table3_paper_flagged")
 
 # %% [markdown]
 # Where they differ and why (implementations spec §11): updated runs **1** student iteration
@@ -140,45 +103,12 @@ sec.table(flagged, "table3_paper_flagged")
 # `create(name).config`, not typed.
 
 # %% tags=["hide-input"]
-from pategan_audit.implementations import registry, violations
-
-released = {name: registry.released_overrides(name) for name in PRESETS if name != "corrected"}
-rows = []
-for v in violations.VIOLATIONS:
-    if v.kind not in ("privacy", "bug"):
-        continue
-    for name in v.implementations:
-        cfg_bench = create(name).config
-        cfg_rel = create(name, **released.get(name, {})).config
-        value_bench = getattr(cfg_bench, v.field)
-        value_rel = getattr(cfg_rel, v.field)
-        present = value_bench == v.violating or value_rel == v.violating
-        rows.append({"implementation": name, "id": v.id, "column": v.paper_column, "kind": v.kind,
-                     "switch": f"{v.field}={v.violating!r}", "as benchmarked": value_bench == v.violating,
-                     "as released": value_rel == v.violating, "tick": present,
-                     "fix": "–" if v.fixed is None else f"{v.field}={v.fixed!r}"})
-switches = pd.DataFrame(rows)
-ours2 = switches.pivot_table(index="implementation", columns="column", values="id",
-                             aggfunc=lambda ids: ", ".join(sorted(set(ids), key=lambda s: (s[0], int(s[1:])))))
-ours2 = ours2.reindex(reference.IMPLEMENTATIONS).fillna("")
-sec.table(ours2, "table2_generated")
+switches = page.violation_switches()
+sec.table(page.table2_generated(switches), "table2_generated")
 
 # %% tags=["hide-input"]
-n_priv = int(switches[(switches["kind"] == "privacy") & switches["tick"]].shape[0])
-n_bug = int(switches[(switches["kind"] == "bug") & switches["tick"]].shape[0])
-ref2 = reference.table2()
-ref_ticks = ref2[ref2["tick"].astype(bool)]
-n_labels = int(((switches["column"] == "Labels Distribution") & switches["tick"]).sum())
-agree = set(zip(switches.loc[switches["tick"], "implementation"], switches.loc[switches["tick"], "id"])) == \
-    set(zip(ref_ticks["implementation"], ref_ticks["id"]))
-display(Markdown(
-    f"**Count from the switches: {n_priv} privacy violations + {n_bug} other bugs** "
-    f"(paper: 19 + 5). This count files *Labels Distribution* (V19) under privacy violations, as the paper's text "
-    f"does; the extracted header of its Table 2 places that column under \"Other Bugs\", which would give "
-    f"{n_priv - n_labels} + {n_bug + n_labels} (implementations spec §10.1). "
-    f"Every ticked (implementation, id) pair agrees with the paper's ticks: **{agree}**."
-))
-sec.table(switches.drop(columns=["tick"]).set_index(["implementation", "id"]), "table2_switches")
+display(Markdown(page.violation_count(switches)))
+sec.table(page.switches_table(switches), "table2_switches")
 
 # %% [markdown]
 # ## The moments accountants, per query
@@ -190,22 +120,11 @@ sec.table(switches.drop(columns=["tick"]).set_index(["implementation", "id"]), "
 # three moments for every vote split of k teachers.
 
 # %% tags=["hide-input"]
-def accountant_table(lam: float, k: int, orders=(1, 2, 3)) -> pd.DataFrame:
-    cmp = accounting.compare_increments(num_teachers=k, lam=lam, num_moments=max(orders))
-    cmp = cmp[cmp["l"].isin(orders)]
-    wide = cmp.pivot_table(index=["n0", "n1", "l"], columns="kind", values="increment", dropna=False)
-    wide = wide[[c for c in accounting.KINDS if c in wide.columns]]
-    valid = cmp.drop_duplicates(["n1"]).set_index("n1")["theorem3_valid"]
-    wide["Thm 3 valid"] = [bool(valid[n1]) for _, n1, _ in wide.index]
-    return wide
-
-
-for lam in (1e-3, 1.0):
-    tab = accountant_table(lam, num_teachers_compare)
+for lam in page.LAMBDAS:
+    increments = sec.table(page.accountant_table(lam, num_teachers_compare), f"accountants_lambda_{lam:g}")
     display(Markdown(f"**λ = {lam:g}, k = {num_teachers_compare}** — per-query increment of α(l)"))
-    display(sec.table(tab, f"accountants_lambda_{lam:g}"))
-    spread = tab[list(accounting.KINDS)].max(axis=1) - tab[list(accounting.KINDS)].min(axis=1)
-    print(f"largest disagreement between accountants at λ = {lam:g}: {np.nanmax(spread.to_numpy()):.3g}")
+    display(increments)
+    print(f"largest disagreement between accountants at λ = {lam:g}: {page.largest_disagreement(increments):.3g}")
 
 # %% [markdown]
 # At λ = 10⁻³ all columns coincide (the bugs are invisible); at λ = 1 synthcity's indexing bug (V7)
@@ -218,16 +137,7 @@ for lam in (1e-3, 1.0):
 # The spec's worked check (§8.2): 64 queries with votes (n0, n1) = (4, 1), δ = 10⁻⁵.
 
 # %% tags=["hide-input"]
-rows = []
-for lam in (1e-3, 1.0):
-    for kind, L in (("updated", 20), ("synthcity", 100), ("borealis", 100), ("smartnoise", 100), ("corrected", 100)):
-        acc = accounting.MomentsAccountant(kind, lam=lam, num_moments=L, delta=1e-5, num_teachers=5)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            acc.add_queries(np.ones(64, dtype=int))
-            e, l_best = accounting.epsilon_from_moments(acc.alpha, delta=1e-5, warn=False)
-        rows.append({"λ": lam, "accountant": kind, "L": L, "ε̂": e, "argmin l": l_best})
-sec.table(pd.DataFrame(rows).pivot_table(index="accountant", columns="λ", values="ε̂"), "eps_hat_64_queries")
+sec.table(page.eps_hat_64_queries(), "eps_hat_64_queries")
 
 # %% [markdown]
 # ## Gaussian label noise of original and turing (V14, V16, V17, V18)
@@ -237,12 +147,7 @@ sec.table(pd.DataFrame(rows).pivot_table(index="accountant", columns="λ", value
 # Python) in original and `1.25·10**δ` in turing.
 
 # %% tags=["hide-input"]
-sig = []
-for kind in accounting.SIGMA_KINDS:
-    delta = 5 if kind == "original" else 1e-5
-    s = accounting.gaussian_label_noise_sigma(kind, epsilon=sec.eps, delta=delta)
-    sig.append({"formula": kind, "delta as passed": delta, "σ": s, "P(flip)": accounting.label_flip_probability(s)})
-sec.table(pd.DataFrame(sig).set_index("formula"), "gaussian_sigma")
+sec.table(page.gaussian_sigma(sec.eps), "gaussian_sigma")
 
 # %% [markdown]
 # ## Scorecard entries of this page
@@ -250,9 +155,4 @@ sec.table(pd.DataFrame(sig).set_index("formula"), "gaussian_sigma")
 # Table 7's dataset counts as computed here (the Setting A columns are computed on the utility page).
 
 # %% tags=["hide-input"]
-_ref7 = {"N": "N (ours)", "d": "d (ours)", "imbalance": "imbalance (ours)"}
-_ = sec.scorecard([  # the assignment keeps the returned rows from being displayed
-    {"table": "table7", "row": ds_name, "column": col, "ours": float(t7.loc[ds_name, ours_col]),
-     "runs": "no training (bundled data)"}
-    for ds_name in t7.index for col, ours_col in _ref7.items()
-])
+_ = sec.scorecard(page.scorecard_rows(t7))  # the assignment keeps the returned rows from being displayed

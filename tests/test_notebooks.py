@@ -103,7 +103,7 @@ def _code_lines(name):
     return cells, [line for src in cells for line in src.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
-@pytest.mark.parametrize("name", ["utility", "auditing", "training_traces", "done_right"])
+@pytest.mark.parametrize("name", ["utility", "auditing", "training_traces", "done_right", "implementations"])
 def test_section_notebook_is_narrative_over_the_library(name):
     """Issue 14, Deliver item 3: the page logic lives in ``pategan_audit.<section>.page``; the
     notebook defines no function, lambda or class, has fewer than 150 code lines and imports

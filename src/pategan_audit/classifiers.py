@@ -1,7 +1,7 @@
 """The twelve downstream classifiers of the utility benchmark and how they are scored.
 
 Paper §5 ("Setting A / Setting B") and App. C; constructors, scores and degenerate cases as
-released by the authors (protocols spec B.2, B.3, A.4; ``code/utils/classification.py`` of
+released by the authors (implementation notes §utility.classifiers, §data.postprocessing; ``code/utils/classification.py`` of
 ``spalabucr/pategan-audit``).
 
 * Constructors: library defaults except ``LogisticRegression(max_iter=2000)``,
@@ -11,15 +11,15 @@ released by the authors (protocols spec B.2, B.3, A.4; ``code/utils/classificati
   of class 1.
 * Scores: AUROC = ``roc_auc_score``, AUPRC = ``average_precision_score`` (average precision,
   not the trapezoidal PR area).
-* Scaling (A.4): a min-max scaler fitted on the classifier's *training* table only, applied
+* Scaling (implementation notes §data.postprocessing): a min-max scaler fitted on the classifier's *training* table only, applied
   unchanged (no clipping) to the test features. Label = last column.
-* Degenerate cases (B.3): NaN scores are replaced by the training-label mode; a training
+* Degenerate cases (implementation notes §utility.classifiers): NaN scores are replaced by the training-label mode; a training
   table whose label column has one distinct value fits nothing and scores every test row with
   that value (a constant score: AUROC 0.5, AUPRC = test prevalence, exactly).
 * ``majority`` (Setting A only, never in the 12-average) scores every test row with the
   training-label mode.
 * Multi-class labels (MNIST, Fig. 10): one-vs-rest, macro average over the classes of the
-  real test labels (recommended by protocols spec E.1, Table 7 note).
+  real test labels (our choice: ``ganev2025elusive`` Table 7 gives MNIST scores without saying how; implementation notes §gaps).
 
 Speed knobs (:class:`ClassifierKnobs`) change only iteration caps and thread counts and are
 recorded with every result. Deviation: the authors pass no ``random_state``; we pass one derived
@@ -51,7 +51,7 @@ __all__ = [
     "evaluate_table",
 ]
 
-#: The twelve classifiers in the paper's table order (Tables 5, 8, 9, 10; record names of [code]).
+#: The twelve classifiers in the paper's table order (Tables 5, 8, 9, 10; record names of the authors' code).
 CLASSIFIERS: tuple[str, ...] = (
     "LogisticRegression",
     "RandomForest",
@@ -66,10 +66,10 @@ CLASSIFIERS: tuple[str, ...] = (
     "MLP",
     "XGB",
 )
-#: Classifiers whose fit has no randomness (protocols spec B.2 version note: they reproduce the
+#: Classifiers whose fit has no randomness (implementation notes §utility.classifiers version note: they reproduce the
 #: authors' Setting A values to ~1e-4).
 DETERMINISTIC_CLASSIFIERS: tuple[str, ...] = ("LogisticRegression", "GaussianNB", "BernoulliNB", "LinearSVM", "LDA")
-#: The Setting-A-only pseudo-classifier (B.2): constant training-label mode.
+#: The Setting-A-only pseudo-classifier (implementation notes §utility.classifiers): constant training-label mode.
 MAJORITY = "majority"
 #: The two classifiers of Fig. 10 (MNIST).
 MULTICLASS_CLASSIFIERS: tuple[str, ...] = ("LogisticRegression", "RandomForest")
@@ -77,9 +77,9 @@ MULTICLASS_CLASSIFIERS: tuple[str, ...] = ("LogisticRegression", "RandomForest")
 
 @dataclass(frozen=True)
 class ClassifierKnobs:
-    """Speed knobs of the panel; the defaults are the paper's constructors (B.2).
+    """Speed knobs of the panel; the defaults are the paper's constructors (implementation notes §utility.classifiers).
 
-    mlp_max_iter: ``MLPClassifier(max_iter=...)``; paper 1000, fast profiles 200 (F.2).
+    mlp_max_iter: ``MLPClassifier(max_iter=...)``; paper 1000, fast profiles 200 (implementation notes §profiles.fast).
     xgb_n_jobs: ``XGBRegressor(n_jobs=...)``; paper None (library default: all cores);
         fast profiles 1 (one thread per parallel worker).
     """
@@ -98,7 +98,7 @@ class ClassifierKnobs:
 
 
 def make_classifier(name: str, *, seed: int | None, knobs: ClassifierKnobs = ClassifierKnobs()):
-    """A fresh, unfitted classifier with the paper's constructor (protocols spec B.2).
+    """A fresh, unfitted classifier with the paper's constructor (implementation notes §utility.classifiers).
 
     ``seed`` becomes ``random_state`` of the randomised models (None = unseeded, as upstream).
     """
@@ -141,9 +141,9 @@ def make_classifier(name: str, *, seed: int | None, knobs: ClassifierKnobs = Cla
 
 
 def split_features_label(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Features and label of a benchmark table: the label is the last column (protocols A.1).
+    """Features and label of a benchmark table: the label is the last column (implementation notes §data.split).
 
-    The features keep the frame's own dtype (float16 for Credit, as upstream: A.2 item 3).
+    The features keep the frame's own dtype (float16 for Credit, as upstream: implementation notes §data.cleaning).
     """
     if not isinstance(df, pd.DataFrame):
         raise ValueError(f"expected a pandas DataFrame with the label as last column, got {type(df).__name__}")
@@ -162,7 +162,7 @@ def _label_mode(y: np.ndarray) -> float:
 
 
 def score_metrics(y_true: np.ndarray, score: np.ndarray, *, classes: np.ndarray | None = None) -> tuple[float, float]:
-    """(AUROC, AUPRC) of a score against real labels (protocols spec B.3).
+    """(AUROC, AUPRC) of a score against real labels (implementation notes §utility.classifiers).
 
     Binary: ``score`` has shape (n,), positives are ``y_true == 1``. Multi-class: ``score`` has
     shape (n, len(classes)) and the result is the one-vs-rest macro average over ``classes``.
@@ -210,7 +210,7 @@ def classifier_scores(
     Features must already be scaled. Binary task (``classes`` None): returns shape (n_test,),
     the score of class 1. Multi-class: shape (n_test, len(classes)) with zeros for classes the
     training table lacks. Single-class training labels and ``majority``: constant score equal to
-    the training-label mode (B.3). NaN scores: replaced by the training-label mode (B.3).
+    the training-label mode (implementation notes §utility.classifiers). NaN scores: replaced by the training-label mode (implementation notes §utility.classifiers).
     """
     mode = _label_mode(y_train)
     n_test = len(X_test)
@@ -255,7 +255,7 @@ def evaluate_table(
     """Train each classifier on ``train`` and score it on ``test`` (Setting A or B of §5).
 
     Returns one row per classifier with columns ``classifier, auroc, auprc``. Scaling follows
-    A.4 (fitted on ``train`` only). The task is multi-class when the *test* labels have more
+    implementation notes §data.postprocessing (fitted on ``train`` only). The task is multi-class when the *test* labels have more
     than two values (then one-vs-rest macro averages). Classifier ``i`` gets the random state
     derived from ``(seed, i)``.
     """

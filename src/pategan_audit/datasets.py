@@ -1,10 +1,10 @@
 """The paper's datasets (TMLR §5, App. B.1, Table 7), cleaned and split as the authors' code does.
 
 Every dataset is a table whose last column is the label; features are numeric. The split is
-80/20, stratified on the label, ``random_state=13``, indices reset (protocols spec A.1) — for
+80/20, stratified on the label, ``random_state=13``, indices reset (implementation notes §data.split) — for
 Cervical Cancer and Epileptic Seizure this reproduces the authors' published split pickles
 exactly (tested). Deviations of the released cleaning code are reproduced by default and can
-be switched off (protocols spec A.2):
+be switched off (implementation notes §data.cleaning):
 
 * ISOLET: the authors' script reads the *training* file twice, so its "test" set is a copy
   of the training set (``isolet_test="authors"``, default); ``isolet_test="isolet5"`` uses
@@ -129,7 +129,7 @@ def _split(df: pd.DataFrame, label: str) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def clean_cervical_cancer() -> pd.DataFrame:
-    """Authors' ``clean_data.py`` (protocols spec A.2): '?' -> missing, drop 7 sparse STD
+    """Authors' ``clean_data.py`` (implementation notes §data.cleaning): '?' -> missing, drop 7 sparse STD
     columns, numeric, fill with the first mode, 4 float columns, the rest int."""
     df = pd.read_csv(_file("cervical_cancer/data.csv.gz"), na_values=["?"], keep_default_na=True)
     df = df.drop(columns=CERVICAL_DROPPED).apply(pd.to_numeric, errors="coerce")
@@ -285,12 +285,12 @@ def load(
 
 
 def teachers_for(n_train: int, *, ratio: int = 1000) -> int:
-    """The paper's teacher rule k = max(2, floor(N / ratio)) (ratio 5000 for Credit; protocols A.2)."""
+    """The paper's teacher rule k = max(2, floor(N / ratio)) (ratio 5000 for Credit; implementation notes §data.split)."""
     return max(2, n_train // ratio)
 
 
 def worst_case(world: str) -> pd.DataFrame:
-    """The worst-case toy dataset of the audit (protocols spec A.3): out = four rows (0,0,0),
+    """The worst-case toy dataset of the audit (implementation notes §data.worst-case): out = four rows (0,0,0),
     in = out plus the target row (1,1,1)."""
     if world not in ("in", "out"):
         raise ValueError(f"world must be 'in' or 'out', got {world!r}")

@@ -61,7 +61,7 @@ TOLERANCES: dict[str, Tolerance] = {
 #: Smallest half-width of a measured spread (the archived audit's ε_emp, auditing.verdicts).
 SPREAD_FLOOR = 0.05
 
-# Differences we understand, shown beside the verdict (protocols spec A.2, G).
+# Differences we understand, shown beside the verdict (implementation notes §data.cleaning, §gaps).
 EXPLANATIONS: dict[tuple[str, str, str], str] = {
     ("table7", "cervical_cancer", "d"): "the paper prints the raw file's 36 columns; the authors' cleaning keeps 28 features + label",
     ("table7", "credit", "N"): "only the authors' 20 % test split of Kaggle Credit is bundled (point PATEGAN_AUDIT_CREDIT_CSV to the full file)",

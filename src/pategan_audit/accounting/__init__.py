@@ -1,4 +1,4 @@
-"""Privacy accounting of the PATE-GAN implementations (paper App. A; implementations spec §8, §9).
+"""Privacy accounting of the PATE-GAN implementations (paper App. A; implementation notes §accountants.formulas, §corrected.accountant).
 
 * :mod:`.formulas`: pure per-query moment increments of each accountant kind (``paper``,
   ``updated``, ``synthcity``, ``borealis``, ``smartnoise``, ``corrected``) and ε̂ from moments;

@@ -47,7 +47,7 @@ class MomentsAccountant:
     alpha: float64 array [L], starts at zeros.
     num_queries: number of queries charged so far.
 
-    Example (implementations spec §8.2, vote-independent stopping, updated at λ = 1e-3):
+    Example (implementation notes §accountants.examples, vote-independent stopping, updated at λ = 1e-3):
 
     >>> acc = MomentsAccountant("updated", lam=1e-3, num_moments=20, delta=1e-5, num_teachers=10,
     ...                         warn_at_edge=False)
@@ -113,7 +113,7 @@ class MomentsAccountant:
         """ε̂ after ``n_queries`` more worst-case queries, each charged the data-independent
         increment (``U_l``, or ``min(U_l, 2γl)`` for corrected).
 
-        This is the corrected stopping rule (implementations spec §9.1 item 6): run the next
+        This is the corrected stopping rule (implementation notes §corrected.stopping): run the next
         iteration only if ``epsilon_if(n_S·B) <= ε``, which guarantees the final ε̂ ≤ ε.
         """
         if isinstance(n_queries, (bool, np.bool_)) or not isinstance(n_queries, (int, np.integer)) or n_queries < 0:

@@ -11,12 +11,12 @@ teacher's vote, i.e. one training record under disjoint partitions. Two mechanis
 
 * ``"two_noise"``: PATE's ``M_γ``, ``r = argmax_j (n_j + Z_j)`` with independent
   ``Z_j ~ Lap(1/γ)``; then ``P(r ≠ plurality) = (2 + γΔ)/(4e^{γΔ})`` exactly, Lemma 4's q.
-  This is what the corrected implementation releases (implementations spec §9.1 item 4).
+  This is what the corrected implementation releases (implementation notes §corrected.votes).
 * ``"single_noise"``: ``r = 1[n1 + Z > k/2]`` with one ``Z ~ Lap(1/λ)``, as synthcity,
-  borealis and smartnoise implement it (spec §0.4). updated's noise ``Lap(λ)`` is this
+  borealis and smartnoise implement it (implementation notes §common.votes). updated's noise ``Lap(λ)`` is this
   mechanism with ``lam = 1/λ``.
 
-Used by the tests (implementations spec §8.2 Example E, "exact moment" columns) and by the book
+Used by the tests (implementation notes §accountants.examples, the votes (3, 2) at λ = 1 and their exact moments) and by the book
 to show where Alg. 1 under-charges.
 """
 from __future__ import annotations

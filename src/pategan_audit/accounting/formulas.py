@@ -3,7 +3,7 @@
 Everything here is a stateless, vectorised (numpy float64) function; the object that tracks a
 training run lives in :mod:`pategan_audit.accounting.accountant`.
 
-Notation (implementations spec §0.2, §8.1). One *query* is one generated sample labelled by the
+Notation (implementation notes §common.algorithm, §accountants.formulas). One *query* is one generated sample labelled by the
 teachers: ``n1`` teachers vote "real", ``n0 = k - n1`` vote "fake", ``Delta = |n0 - n1|``. For the
 noise parameter ``lam`` (λ) and moment orders ``l = 1..L``::
 
@@ -15,7 +15,7 @@ noise parameter ``lam`` (λ) and moment orders ``l = 1..L``::
 corrected accountant (where it is PATE's γ). updated draws ``Lap(λ)`` (scale λ, violation V15) but
 its accountant plugs λ in as if it were an inverse scale; the formulas below only see the number.
 
-The six accountant *kinds* (spec §8.1; upstream functions in
+The six accountant *kinds* (implementation notes §accountants.formulas; upstream functions in
 ``spalabucr/pategan-audit:code/utils/privacy.py``):
 
 * ``"paper"``: PATE-GAN (ICLR 2019, ``jordon2019pategan``) Alg. 1 as printed,
@@ -25,7 +25,7 @@ The six accountant *kinds* (spec §8.1; upstream functions in
 * ``"synthcity"``: ``clip(ln(A_l + q·exp(2λ(l-1) + 1)), 0, U_l)``: the indexing bug V7
   (``2*lamda*lidx + 1`` with 0-based ``lidx``) plus a lower clip at 0 absent from Alg. 1.
 * ``"borealis"``, ``"smartnoise"``: ``min(A_l + q·e^{2λl}, U_l)``: the log is missing (V8, V9).
-* ``"corrected"``: implementations spec §9.2, ``min(T_l, P_l, D_l)`` with ``T_l = U_l``,
+* ``"corrected"``: implementation notes §corrected.accountant, ``min(T_l, P_l, D_l)`` with ``T_l = U_l``,
   ``P_l = 2γl`` (pure 2γ-DP bound) and the data-dependent ``D_l`` (PATE Thm 3) only where
   ``q < (e^{2γ}-1)/(e^{4γ}-1)``; q is capped at 1/2 (Lemma 4 with m = 2).
 
@@ -125,7 +125,7 @@ def vote_q(*, n1, num_teachers: int, lam: float) -> np.ndarray:
 
 def theorem3_threshold(*, lam: float) -> float:
     """PATE (Papernot et al. 2017) Thm 3 validity bound: the data-dependent moment bound holds only
-    for ``q < (e^{2γ} - 1)/(e^{4γ} - 1) = 1/(e^{2γ} + 1)`` (implementations spec §9.2)."""
+    for ``q < (e^{2γ} - 1)/(e^{4γ} - 1) = 1/(e^{2γ} + 1)`` (implementation notes §corrected.accountant)."""
     return float(1.0 / (np.exp(2.0 * _check_lam(lam)) + 1.0))
 
 
@@ -134,7 +134,7 @@ def data_independent_increment(kind: str, *, lam: float, num_moments: int) -> np
 
     ``U_l = 2λ²l(l+1)`` (PATE Thm 2) bounds every released kind's increment from above; the
     corrected kind also has the pure-DP bound ``P_l = 2γl`` and charges ``min(U_l, P_l)``
-    (implementations spec §9.1 item 6).
+    (implementation notes §corrected.stopping).
     """
     _check_kind(kind)
     lam = _check_lam(lam)
@@ -166,7 +166,7 @@ def moment_terms(*, n1, num_teachers: int, lam: float, num_moments: int) -> dict
 
     Keys: ``"upper"`` U_l = 2λ²l(l+1); ``"pure"`` 2λl; ``"unlogged_term"`` A_l + q·e^{2λl};
     ``"log_term"`` its log (Alg. 1); ``"synthcity_log_term"`` ln(A_l + q·e^{2λ(l-1)+1}) (V7).
-    Evaluated without Theorem 3's condition (NaN/negative values possible), as in spec §8.2.
+    Evaluated without Theorem 3's condition (NaN/negative values possible), as in implementation notes §accountants.examples.
     """
     x, orders, lam = _prepare(n1, num_teachers, lam, num_moments)
     q = (2.0 + x) / (4.0 * np.exp(x))
@@ -193,7 +193,7 @@ def moment_increments(kind: str, *, n1, num_teachers: int, lam: float, num_momen
     lam: λ, the accountant's noise parameter (Laplace inverse scale, see module docstring).
     num_moments: L.
 
-    Values can be NaN or negative for the released kinds outside Theorem 3's domain (spec §0.4,
+    Values can be NaN or negative for the released kinds outside Theorem 3's domain (implementation notes §common.stopping,
     Examples E and F); the corrected kind is always in ``(0, min(U_l, 2λl)]``.
     """
     _check_kind(kind)
@@ -215,7 +215,7 @@ def moment_increments(kind: str, *, n1, num_teachers: int, lam: float, num_momen
 
 
 def _corrected(x: np.ndarray, orders: np.ndarray, gamma: float, upper: np.ndarray) -> np.ndarray:
-    """Implementations spec §9.2, in log space (style guide §3: log-sum-exp for sums of exps)."""
+    """implementation notes §corrected.accountant, in log space (log-sum-exp for sums of exponentials, as ``tensorflow/privacy`` ``research/pate_2017/analysis.py`` does)."""
     log_q = np.minimum(np.log(2.0 + x) - np.log(4.0) - x, np.log(0.5))  # q capped at 1/2
     q = np.exp(log_q)
     pure = 2.0 * gamma * orders  # P_l
@@ -242,7 +242,7 @@ def epsilon_from_moments(alpha, *, delta: float, warn: bool = True) -> tuple[flo
 
     alpha: array [L], α(l) for l = 1..L. Returns ``(ε̂, l*)`` with the 1-based minimising order
     ``l*`` (smallest l on ties). Any NaN in alpha gives ``(nan, -1)``: upstream's ``NaN < ε`` is
-    False, so the training loop exits (spec §0.4). With ``warn=True`` a
+    False, so the training loop exits (implementation notes §common.stopping). With ``warn=True`` a
     :class:`MomentOrderAtEdgeWarning` is issued when ``l* = L > 1``.
     """
     alpha = np.asarray(alpha, dtype=np.float64)
@@ -271,7 +271,7 @@ def compare_increments(
     """Every accountant's per-query increment for every vote split, as a tidy table.
 
     Columns: ``kind, n1, n0, l, q, theorem3_valid, increment`` with one row per
-    (kind, n1 ∈ 0..k, l ∈ 1..L); used by the book to show where the bugs bite (spec §8.3).
+    (kind, n1 ∈ 0..k, l ∈ 1..L); used by the book to show where the bugs bite (implementation notes §accountants.where-bugs-bite).
     """
     k = _check_positive_int(num_teachers, "num_teachers", "5")
     n1 = np.arange(k + 1)

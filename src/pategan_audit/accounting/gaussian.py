@@ -3,7 +3,7 @@
 Both implementations replace PATE by one WGAN-GP critic and add ``N(0, σ²)`` noise to the 0/1
 real/fake indicator labels, keeping ``1[M + noise > 0.5]`` (violations V14, V16). The scale σ
 imitates the Gaussian mechanism's ``sqrt(2 ln(1.25/δ))/ε`` with two different bugs
-(implementations spec §2.3, §5.3, §8.2 "Gaussian-scale tests"):
+(implementation notes §original.loop, §turing.loop, §accountants.examples, Gaussian scales):
 
 * original (V17): ``sqrt(2·ln(1.25·(10 ^ delta)))/ε`` where ``^`` is Python's bitwise XOR and
   ``delta`` is the *integer exponent* (5 for 1e-5): ``10 XOR 5 = 15``.

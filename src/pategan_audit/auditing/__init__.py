@@ -1,21 +1,21 @@
 """Black-box DP auditing of the PATE-GAN implementations (paper §6.2; Figs. 5 and 12).
 
-Map (protocols spec section in brackets):
+Map (the section of the book's implementation notes in brackets):
 
 | module | what it holds |
 |---|---|
-| ``bounds`` | ``AttackCounts``; Clopper-Pearson and Bayesian (joint-beta) ε lower bounds [D.5, D.6, F.3] |
-| ``featurisers`` | Querybased counts of {0,1}³, F_naive (+ histogram, correlation) [D.2, D.3] |
-| ``attacks`` | random-forest attack, threshold on validation, both score directions [D.4] |
-| ``game`` | the distinguishing game over any fit/sample generator, parallel + cached [D.1] |
+| ``bounds`` | ``AttackCounts``; Clopper-Pearson and Bayesian (joint-beta) ε lower bounds [implementation notes §audit.bounds, §audit.ceiling] |
+| ``featurisers`` | Querybased counts of {0,1}³, F_naive (+ histogram, correlation) [implementation notes §audit.querybased, §audit.groundhog] |
+| ``attacks`` | random-forest attack, threshold on validation, both score directions [implementation notes §audit.attack] |
+| ``game`` | the distinguishing game over any fit/sample generator, parallel + cached [implementation notes §audit.game] |
 | ``batching`` | shadow models of a preset in chunks through ``implementations.fit_many`` (replica axis) |
-| ``targets`` | GroundHog target selection by mini-MIAs [D.3] |
-| ``settings`` | the paper's two settings and their size/bounds channel controls [D.2, D.3, D.9] |
-| ``profiles`` | ``AUDIT_PROFILES``: smoke / book / paper scales [F.2, F.3] |
+| ``targets`` | GroundHog target selection by mini-MIAs [implementation notes §audit.groundhog] |
+| ``settings`` | the paper's two settings and their size/bounds channel controls [implementation notes §audit.querybased, §audit.groundhog, §audit.channels] |
+| ``profiles`` | ``AUDIT_PROFILES``: smoke / book / paper scales [implementation notes §profiles.fast, §audit.ceiling] |
 | ``calibration`` | reference generators that release / ignore their data (audit sanity checks) |
 | ``audit`` | end-to-end runs → tidy records (H schema), the violation ablation |
 | ``diagnostics`` | checks that explain results: do released rows move with training, vote unanimity, encoder categories |
-| ``summaries`` | channel decomposition (paper → fixed_size → controlled) and the ablation table [D.9] |
+| ``summaries`` | channel decomposition (paper → fixed_size → controlled) and the ablation table [implementation notes §audit.channels] |
 """
 from .attacks import AttackResult, DirectionResult, counts_at_threshold, evaluate_scores, random_forest_attack, select_threshold, split_sizes
 from .audit import (

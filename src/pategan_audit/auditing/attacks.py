@@ -1,5 +1,5 @@
 """The black-box attack: a random forest on featurised outputs, a threshold chosen on a
-validation split, counts on a test split, and an ε lower bound (protocols spec D.4).
+validation split, counts on a test split, and an ε lower bound (implementation notes §audit.attack).
 
 Per world the featurised outputs are split in order into train / validation / test (paper:
 400 / 200 / 400, proportions 2 : 1 : 2). The forest is trained on the train outputs
@@ -13,7 +13,7 @@ an always-right one), so each direction already covers both orientations of its 
 second direction only changes which side of a tied score is "≥ t". A test set where every guess
 is wrong therefore reports the same bound as a perfect one (tests/auditing/test_attacks.py).
 
-Caveat (protocols spec G.12): taking the larger of two test-set bounds computed on the same
+Caveat (implementation notes §audit.attack): taking the larger of two test-set bounds computed on the same
 test outputs weakens the stated confidence from 1 − α/2 to 1 − α by the union bound (95 % →
 90 % at α = 0.1). We reproduce the paper's procedure and record both directions.
 
@@ -109,7 +109,7 @@ def split_sizes(n_per_world: int) -> tuple[int, int, int]:
 
 
 def counts_at_threshold(*, scores_out: np.ndarray, scores_in: np.ndarray, threshold: float) -> AttackCounts:
-    """Counts of the rule "predict in ⇔ score ≥ threshold" (D.4)."""
+    """Counts of the rule "predict in ⇔ score ≥ threshold" (implementation notes §audit.attack)."""
     scores_out, scores_in = np.asarray(scores_out, float), np.asarray(scores_in, float)
     fp = int(np.sum(scores_out >= threshold))
     tp = int(np.sum(scores_in >= threshold))
@@ -119,7 +119,7 @@ def counts_at_threshold(*, scores_out: np.ndarray, scores_in: np.ndarray, thresh
 def select_threshold(
     *, scores_out: np.ndarray, scores_in: np.ndarray, method: str = "clopper_pearson", alpha: float = 0.1, delta: float = 1e-5
 ) -> tuple[float, AttackCounts, float]:
-    """Pick the threshold maximising the ε bound over every distinct score t (D.4).
+    """Pick the threshold maximising the ε bound over every distinct score t (implementation notes §audit.attack).
 
     Returns (threshold, counts, bound); ties go to the smallest threshold; NaN bounds are
     skipped. Arrays: ``scores_out`` (n_out,), ``scores_in`` (n_in,) validation scores.
@@ -160,7 +160,7 @@ def evaluate_scores(
     """Threshold + bound from attack scores (s = belief in "in") of the held-out outputs.
 
     ``scores_out``/``scores_in`` (n_valid + n_test,): the first ``n_valid`` per world are the
-    validation set, the rest the test set, as in [code] ``estimate_eps``.
+    validation set, the rest the test set, as in the authors' code ``estimate_eps``.
     """
     scores_out, scores_in = np.asarray(scores_out, float), np.asarray(scores_in, float)
     if not (0 < n_valid < len(scores_out) and n_valid < len(scores_in)):
@@ -192,7 +192,7 @@ def random_forest_attack(
     gdp: bool = True,
     gdp_alpha: float = 0.05,
 ) -> dict[str, AttackResult]:
-    """The paper's attack (D.4): RandomForestClassifier (sklearn defaults, 100 trees) trained
+    """The paper's attack (implementation notes §audit.attack): RandomForestClassifier (sklearn defaults, 100 trees) trained
     on the first ``n_train`` outputs per world; validation = next ``n_valid``; test = the rest.
 
     ``features_out``/``features_in``: (n_per_world, n_features). Returns {method: result}; the

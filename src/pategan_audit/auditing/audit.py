@@ -1,6 +1,6 @@
 """Run audit settings end to end: game → random-forest attack → ε bounds → tidy records.
 
-One record per (setting, bound method) in the H schema of the protocols spec: implementation,
+One record per (setting, bound method) in the schema of implementation notes §records.schema: implementation,
 attack, channel, variant, AUC, ε_emp, threshold, direction, validation and test counts, plus
 the profile knobs (shadow models per world, split, iterations) so every number says how it was
 made, and three bookkeeping columns:

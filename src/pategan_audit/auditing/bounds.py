@@ -4,10 +4,10 @@ Paper §6.2 reports ε_emp, an (ε, δ) lower bound computed from the false-posi
 false-negative counts of a membership attack on the test outputs (Fig. 5: Clopper-Pearson;
 Fig. 12: the Bayesian "joint-beta" region of Zanella-Béguelin et al., ICML 2023). The
 authors call ``privacy_estimates.compute_eps_lo_hi(..., alpha=0.1)`` (package
-``privacy-estimates`` 0.1.0); this module re-derives both bounds from protocols spec D.5:
+``privacy-estimates`` 0.1.0); this module re-derives both bounds from implementation notes §audit.bounds:
 
 * :func:`clopper_pearson_eps_lower` — equal-tailed Clopper-Pearson interval at significance
-  α/2 per rate, E(a, b; δ) at both corners, the rectangle-straddle rule (D.5 steps 1-3).
+  α/2 per rate, E(a, b; δ) at both corners, the rectangle-straddle rule (implementation notes §audit.bounds).
 * :func:`bayesian_eps_lower` — Jeffreys posteriors FNR ~ Beta(½+FN, ½+TP),
   FPR ~ Beta(½+FP, ½+TN); P(ε) = posterior mass of the (ε, δ)-DP region; ε_lo solves
   P(ε) = α/2. The library integrates P with a 2-D adaptive quadrature (25-100 s each); here
@@ -16,7 +16,7 @@ authors call ``privacy_estimates.compute_eps_lo_hi(..., alpha=0.1)`` (package
   boundary (≈1 ms per evaluation, agrees with the library to ≤ 0.01, tests/auditing).
 
 Library caveat: ``compute_eps_lo_hi(..., "joint-beta")`` also computes the *upper* end and raises
-when it exceeds 10 (e.g. for the D.7 counts FP=0, TN=400, FN=356, TP=44), so a wrapper that
+when it exceeds 10 (e.g. for the implementation notes §audit.figures counts FP=0, TN=400, FN=356, TP=44), so a wrapper that
 catches exceptions (as the authors' ``compute_eps_lower_single`` does, recording −1) silently
 drops such thresholds; we compute the lower end only.
 
@@ -55,7 +55,7 @@ class AttackCounts:
 
     FP: out-world outputs predicted in; TN: out-world outputs predicted out;
     FN: in-world outputs predicted out; TP: in-world outputs predicted in.
-    Named fields on purpose: the order (FP, TN, FN, TP) is easy to mix up (style guide §7).
+    Named fields on purpose: the order (FP, TN, FN, TP) is easy to mix up (``privacy-estimates`` ``eps_from_fnr_fpr`` names its arguments inconsistently).
     """
 
     FP: int
@@ -120,7 +120,7 @@ def clopper_pearson_interval(*, errors: int, trials: int, significance: float) -
     """Equal-tailed Clopper-Pearson interval for a binomial rate at the given significance.
 
     Lower end: the significance/2 quantile of Beta(x, n − x + 1) (0 when x = 0); upper end:
-    the 1 − significance/2 quantile of Beta(x + 1, n − x) (1 when x = n). D.5 step 1 calls
+    the 1 − significance/2 quantile of Beta(x + 1, n − x) (1 when x = n). implementation notes §audit.bounds calls
     this with significance α/2, i.e. each end is a 1 − α/4 one-sided bound.
     """
     if trials <= 0 or not 0 <= errors <= trials:
@@ -134,7 +134,7 @@ def clopper_pearson_interval(*, errors: int, trials: int, significance: float) -
 
 
 def eps_from_rates(*, fpr: float, fnr: float, delta: float) -> float:
-    """E(a, b; δ) of D.5 step 2: the ε whose (ε, δ)-DP region has (fnr, fpr) on its boundary.
+    """E(a, b; δ) of implementation notes §audit.bounds: the ε whose (ε, δ)-DP region has (fnr, fpr) on its boundary.
 
     If a + b > 1 the point is reflected to (1 − b, 1 − a); then with lo = min, hi = max:
     0 if hi > 1 − δ − lo, +∞ if lo = 0, else log((1 − δ − hi) / lo). For rates below ½ this is
@@ -154,7 +154,7 @@ def eps_from_rates(*, fpr: float, fnr: float, delta: float) -> float:
 
 
 def clopper_pearson_eps_lower(counts: AttackCounts, *, alpha: float = 0.1, delta: float = 1e-5) -> float:
-    """ε lower bound from Clopper-Pearson intervals (protocols spec D.5, as in Fig. 5).
+    """ε lower bound from Clopper-Pearson intervals (implementation notes §audit.bounds, as in Fig. 5).
 
     Same quantity as ``privacy_estimates.compute_eps_lo_hi(count, delta, alpha, "beta")[0]``,
     the call the authors make with α = 0.1. Stated confidence ≥ 1 − α/2 (95 % at α = 0.1).
@@ -163,7 +163,7 @@ def clopper_pearson_eps_lower(counts: AttackCounts, *, alpha: float = 0.1, delta
     fpr_lo, fpr_hi = clopper_pearson_interval(errors=counts.FP, trials=counts.n_out, significance=alpha / 2)
     fnr_lo, fnr_hi = clopper_pearson_interval(errors=counts.FN, trials=counts.n_in, significance=alpha / 2)
     eps = min(eps_from_rates(fpr=fpr_hi, fnr=fnr_hi, delta=delta), eps_from_rates(fpr=fpr_lo, fnr=fnr_lo, delta=delta))
-    # D.5 step 3: a rectangle that straddles the line FPR + FNR = 1 contains a non-leaking point.
+    # implementation notes §audit.bounds: a rectangle that straddles the line FPR + FNR = 1 contains a non-leaking point.
     if (fnr_hi > 1 - fpr_hi) != (fnr_lo > 1 - fpr_lo):
         eps = 0.0
     return float(eps)
@@ -175,7 +175,7 @@ _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(64)
 
 
 def _region(x: np.ndarray, epsilon: float, delta: float) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper FPR boundary of the (ε, δ)-DP region at FNR = x (D.5, Bayesian item)."""
+    """Lower and upper FPR boundary of the (ε, δ)-DP region at FNR = x (implementation notes §audit.bounds, Bayesian item)."""
     e, inv = math.exp(epsilon), math.exp(-epsilon)
     lower = np.maximum(0.0, np.maximum(1 - delta - e * x, inv * (1 - delta - x)))
     upper = np.minimum(1.0, np.minimum(1 + (delta - x) * inv, delta + (1 - x) * e))
@@ -216,7 +216,7 @@ def bayesian_eps_lower(
     max_epsilon: float = 10.0,
     xtol: float = 1e-4,
 ) -> float:
-    """ε lower bound from the joint-beta posterior (protocols spec D.5, as in Fig. 12).
+    """ε lower bound from the joint-beta posterior (implementation notes §audit.bounds, as in Fig. 12).
 
     Same quantity as ``privacy_estimates.compute_eps_lo_hi(count, delta, alpha, "joint-beta")[0]``
     (which solves P(ε) = α/2 with tolerance 0.01): 0 if P(0) ≥ α/2; the root of P(ε) = α/2
@@ -254,7 +254,7 @@ def perfect_attack_ceiling(
     *, n_per_world: int, method: str = "clopper_pearson", alpha: float = 0.1, delta: float = 1e-5
 ) -> float:
     """The largest ε_emp a game with ``n_per_world`` test outputs per world can report: the bound
-    for a perfect attack (0 errors). D.6: 400 → 4.6815 (CP, α = 0.1); F.3 lists more."""
+    for a perfect attack (0 errors). implementation notes §audit.ceiling: 400 → 4.6815 (CP, α = 0.1); implementation notes §audit.ceiling lists more."""
     if n_per_world < 1:
         raise ValueError(f"n_per_world must be >= 1, got {n_per_world}")
     counts = AttackCounts(FP=0, TN=n_per_world, FN=0, TP=n_per_world)
@@ -265,7 +265,7 @@ def min_test_outputs(
     *, target_epsilon: float, method: str = "clopper_pearson", alpha: float = 0.1, delta: float = 1e-5, limit: int = 100_000
 ) -> int:
     """Smallest number of test outputs per world for which a perfect attack gives
-    ε_emp > ``target_epsilon`` (protocols spec F.3; the ceiling grows monotonically in n)."""
+    ε_emp > ``target_epsilon`` (implementation notes §audit.ceiling; the ceiling grows monotonically in n)."""
     if target_epsilon < 0:
         raise ValueError(f"target_epsilon must be >= 0, got {target_epsilon}")
     lo, hi = 1, 1

@@ -3,15 +3,15 @@ the bounds channel.
 
 * :class:`ReleaseTrainingData` publishes its training rows (resampled with replacement to the
   requested size): no privacy at all. A sound audit must report ε_emp at the statistical
-  ceiling of its sample size (protocols spec D.6, F.3) on the worst-case dataset.
+  ceiling of its sample size (implementation notes §audit.ceiling) on the worst-case dataset.
 * :class:`IgnoreTrainingData` draws rows from a fixed public distribution and never looks at
   its input (beyond the column names): perfectly private (ε = 0). A sound audit must report
   ε_emp ≈ 0 — anything larger is the attack overfitting, or the game leaking through a side
-  channel such as the output size (D.9).
+  channel such as the output size (implementation notes §audit.channels).
 
 * :class:`BoundsOnlyData` reads nothing but each column's minimum and maximum and draws rows
   uniformly between them: what an attack scores against it is what the **bounds channel** alone
-  leaks (protocols spec D.9; ``ganev2025elusive`` §6 and violations V10-V13: presets that read
+  leaks (implementation notes §audit.channels; ``ganev2025elusive`` §6 and violations V10-V13: presets that read
   bounds from the data). On GroundHog's Cervical target, whose two columns hold unique maxima,
   it is the part of Figure 5b that needs no generative model at all.
 

@@ -2,7 +2,7 @@
 
 * :func:`released_rows_move` — does training change the released rows at all? If a preset's
   synthetic table after ``iterations`` equals the one after 1 iteration (same seeds), no switch
-  that acts on training can change the audit; only the scaling/metadata can (protocols spec D.9).
+  that acts on training can change the audit; only the scaling/metadata can (implementation notes §audit.channels).
 * :func:`vote_unanimity` — share of teacher votes that are unanimous (n1 ∈ {0, k}); when it is
   ≈ 1, which rows each teacher saw (the partition violations V4, V5) cannot change the labels.
 * :func:`student_labels` — the noisy labels the student received in one fit: comparing them

@@ -35,7 +35,7 @@ aggregators of the presets are not Gaussian-shaped: compare their audits in μ, 
 :mod:`.bounds` for assumption-free (ε, δ) statements.
 
 ``correction="pointwise"`` uses a plain one-sided CP bound at level α per rate and threshold,
-as audits usually do (and as the paper's D.4 does for its one selected threshold): it is not a
+as audits usually do (and as the paper's implementation notes §audit.attack does for its one selected threshold): it is not a
 simultaneous guarantee and is offered for comparison only.
 
 :func:`bayesian_null_floor` calibrates the project's Bayesian (joint-beta) bound,
@@ -265,7 +265,7 @@ def bayesian_null_floor(
 
     Bayesian values at or below these must be read as chance: the joint-beta posterior puts
     little mass on the thin ε ≈ 0 band around FPR + FNR = 1 even when the attack is blind.
-    Defaults: the paper's α = 0.1, δ = 1e-5 (protocols spec D.5).
+    Defaults: the paper's α = 0.1, δ = 1e-5 (implementation notes §audit.bounds).
     """
     if n_out < 1 or n_in < 1 or n_sims < 1 or not 0 < quantile < 1:
         raise ValueError(f"need n_out, n_in, n_sims >= 1 and quantile in (0, 1), got {n_out}, {n_in}, {n_sims}, {quantile}")

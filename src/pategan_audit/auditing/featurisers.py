@@ -1,16 +1,16 @@
 """Featurisers: turn one synthetic table into a fixed-length feature vector for the attack.
 
-Paper §6.2 uses two black-box attacks (protocols spec D.2, D.3):
+Paper §6.2 uses two black-box attacks (implementation notes §audit.querybased, §audit.groundhog):
 
 * **Querybased** (worst-case dataset): :class:`QueryFeaturiser` counts the synthetic rows equal
   to each of the 8 points of {0,1}³ (authors' ``featurize_df_queries``).
 * **GroundHog** (Cervical): :class:`NaiveFeaturiser` = F_naive of Stadler et al. (USENIX Sec.
   2022): per column [min, max, mean, median, spread] → 5·d features (29 · 5 = 145 on Cervical).
   Deviation note: the paper says standard deviation, the authors' code uses the (n−1)
-  variance (G.11); ``spread="variance"`` (default, as [code]) or ``"std"`` (as the paper).
+  variance (implementation notes §audit.groundhog); ``spread="variance"`` (default, as the authors' code) or ``"std"`` (as the paper).
 
 :class:`HistogramFeaturiser` and :class:`CorrelationFeaturiser` are the optional extras
-[code] also computes (not reported by the paper). Featurisers are frozen dataclasses: they
+the authors' code also computes (not reported by the paper). Featurisers are frozen dataclasses: they
 pickle to parallel workers and describe themselves in cache keys.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pandas as pd
 
 __all__ = ["QueryFeaturiser", "NaiveFeaturiser", "HistogramFeaturiser", "CorrelationFeaturiser", "WORST_CASE_POINTS"]
 
-#: The 8 points of {0,1}³ in ``itertools.product`` order (000, 001, ..., 111), as [code].
+#: The 8 points of {0,1}³ in ``itertools.product`` order (000, 001, ..., 111), as the authors' code.
 WORST_CASE_POINTS: tuple[tuple[int, ...], ...] = tuple(itertools.product((0, 1), repeat=3))
 
 
@@ -35,7 +35,7 @@ def _frame(df) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class QueryFeaturiser:
-    """Counts of synthetic rows exactly equal to each query point (Querybased attack, D.2).
+    """Counts of synthetic rows exactly equal to each query point (Querybased attack, implementation notes §audit.querybased).
 
     ``points``: tuples of length = number of columns; default the 8 points of {0,1}³. Rows that
     match no point (e.g. a value 2, or NaN) are counted nowhere.
@@ -62,7 +62,7 @@ class QueryFeaturiser:
 
 @dataclass(frozen=True)
 class NaiveFeaturiser:
-    """F_naive: per column [min, max, mean, median, spread] (GroundHog attack, D.3).
+    """F_naive: per column [min, max, mean, median, spread] (GroundHog attack, implementation notes §audit.groundhog).
 
     ``spread``: "variance" (ddof = 1, the authors' ``Series.var()``) or "std" (ddof = 1, the
     paper's wording). Both are monotone in each other, which does not matter to a forest.

@@ -1,9 +1,9 @@
-"""The distinguishing game of paper §6.2 (protocols spec D.1), over any fit/sample generator.
+"""The distinguishing game of paper §6.2 (implementation notes §audit.game), over any fit/sample generator.
 
 For i = 1..n_per_world and each world w ∈ {out, in}: build a fresh generator with its own
 seed, fit it on D′ (out) or D (in), draw one synthetic table, restore the training dtypes
 (integers rounded, as the authors' ``fix_dtypes``) and featurise it. Worlds are balanced by
-construction (not drawn at random), as in [code].
+construction (not drawn at random), as in the authors' code.
 
 Each shadow model's feature vector is stored with :func:`pategan_audit.runner.cached`, keyed by
 (setting, world, index, seed, data, featuriser, synthetic size): an interrupted audit resumes
@@ -181,7 +181,7 @@ def run_game(
     make_generator: ``seed -> unfitted generator`` (e.g. ``PresetFactory``); must pickle for
         process backends.
     n_synth_rows: rows per synthetic table: an int (same size in both worlds, the "size
-        controlled" channel of D.9) or "train_size" (4 vs 5 rows on the worst case, as [code]).
+        controlled" channel of implementation notes §audit.channels) or "train_size" (4 vs 5 rows on the worst case, as the authors' code).
     featurise: ``DataFrame -> 1-D array`` (``QueryFeaturiser()``, ``NaiveFeaturiser()``).
     options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default one in-process
         worker, no progress bar); the old keywords ``n_jobs``, ``backend``, ``cache_dir``,

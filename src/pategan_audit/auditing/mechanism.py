@@ -1,8 +1,7 @@
 """Mechanism-level audit of each preset's vote aggregator: one query, no GAN training.
 
 In the style of Chadha et al. (2024), "Auditing private prediction", which audits the
-prediction-release mechanism itself: the aggregator a preset configures (implementations spec
-§0.4, §9.1 item 4; :mod:`..components.votes`) is queried millions of times on two neighbouring
+prediction-release mechanism itself: the aggregator a preset configures (implementation notes §common.votes, §corrected.votes; :mod:`..components.votes`) is queried millions of times on two neighbouring
 vote counts, ``n1`` and ``n1 + 1`` with the same k (one teacher's vote changes, i.e. one record
 under disjoint partitions). Its output is one bit, so the privacy loss of one query is exactly::
 

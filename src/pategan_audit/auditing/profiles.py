@@ -1,6 +1,6 @@
 """Audit profiles: how many shadow models and iterations each run of the book uses.
 
-The statistics fix the minimum scale (protocols spec F.3): with the paper's 2 : 1 : 2
+The statistics fix the minimum scale (implementation notes §audit.ceiling): with the paper's 2 : 1 : 2
 train / validation / test split, a perfect attack needs ≥ 12 test outputs per world (30 shadow
 models per world) before the Clopper-Pearson bound can exceed ε = 1; the ceiling is 1.35 at 16
 test outputs (40 per world) and 4.68 at 400 (the paper's 1,000 per world).
@@ -8,8 +8,8 @@ test outputs (40 per world) and 4.68 at 400 (the paper's 1,000 per world).
 * ``smoke`` — CI: under a minute and a half for the whole page; checks the code paths only
   (5 shadow models per world; its bounds cannot exceed 1).
 * ``book``  — the book's default: 40 shadow models per world in *every* audited setting
-  (16 / 8 / 16; CP ceiling 1.35, Bayesian 3.02), 50 training iterations (F.2), so ε_emp can
-  exceed 1 wherever the paper found (near-)perfect attacks (F.4). Budget: ≤ 20 minutes of
+  (16 / 8 / 16; CP ceiling 1.35, Bayesian 3.02), 50 training iterations (implementation notes §profiles.fast), so ε_emp can
+  exceed 1 wherever the paper found (near-)perfect attacks (implementation notes §profiles.fast). Budget: ≤ 20 minutes of
   auditing from a cold cache on 2 quiet cores. Reductions, each stated in the page's captions:
   synthcity (≈ 10× slower per iteration than the others) trains 20 iterations on Querybased;
   the ablation's synthcity rows on GroundHog are limited to the bounds fix (the other fixes
@@ -19,8 +19,8 @@ test outputs (40 per world) and 4.68 at 400 (the paper's 1,000 per world).
   20 iterations, as in ``book``: at 100 it costs ≈ 2.4 core-s per model), Querybased only.
   ≈ 2 core-hours for the seven presets.
 * ``paper`` — the authors' scale: 1,000 per world (400 / 200 / 400), 100 iterations for
-  Querybased ([code]; the paper says 1,000), 1,000 for GroundHog, 64 × 100 × 2 target-selection
-  models, the full ablation. Hundreds of core-hours (E.3).
+  Querybased (the authors' code; the paper says 1,000), 1,000 for GroundHog, 64 × 100 × 2 target-selection
+  models, the full ablation. Hundreds of core-hours (implementation notes §profiles.fast).
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ __all__ = ["AuditProfile", "AUDIT_PROFILES", "ABLATION_PRESETS", "ABLATION_CHANN
 #: these four PATE-based ones; the WGAN-based ``original`` and ``turing`` are cheap extras).
 ABLATION_PRESETS = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise")
 
-#: Channel in which each attack's ablation runs (protocols spec D.9). Querybased: same
+#: Channel in which each attack's ablation runs (implementation notes §audit.channels). Querybased: same
 #: synthetic size in both worlds but bounds as each preset reads them, so that the size channel
 #: (4 vs 5 rows), which no switch touches and which saturates every variant, is closed while
 #: the metadata fixes V10-V13 can still show their effect. GroundHog: the paper's game (its
@@ -55,13 +55,13 @@ class AuditProfile:
     querybased_iterations / groundhog_iterations: training iterations (cap) per shadow model.
     iteration_caps: ((attack, implementation, iterations), ...) — per-preset exceptions to the
         two counts above (cost reductions; stated in captions).
-    target_candidates, target_models, target_iterations: mini-MIA target selection (D.3).
+    target_candidates, target_models, target_iterations: mini-MIA target selection (implementation notes §audit.groundhog).
     ablation_attacks / ablation_implementations: where the violation ablation runs.
     ablation_skip: ((attack, implementation), ...) — presets left out of one attack's ablation.
     ablation_limits: ((attack, implementation, (variant labels kept...)), ...) — restricts
         the ablation's variants of one preset on one attack (cost reductions).
     ablation_findings: ((attack, implementation, (finding ids...)), ...) — also switch these
-        O-findings of the implementations spec off one at a time there (beyond Table 2); ids
+        O-findings (implementation notes §violations.findings) off one at a time there (beyond Table 2); ids
         without a switch in that preset are skipped (e.g. ``ALL_FINDINGS`` for every preset).
     """
 

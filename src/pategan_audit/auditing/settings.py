@@ -1,14 +1,14 @@
-"""The audit settings of paper §6.2 and their channel controls (protocols spec D.2, D.3, D.9).
+"""The audit settings of paper §6.2 and their channel controls (implementation notes §audit.querybased, §audit.groundhog, §audit.channels).
 
-* **Querybased** on the worst-case dataset (D.2): D′ = four rows (0,0,0), D = D′ + (1,1,1);
+* **Querybased** on the worst-case dataset (implementation notes §audit.querybased): D′ = four rows (0,0,0), D = D′ + (1,1,1);
   k = 2; ε = 1, δ = 1e-5; updated λ = 1e-3, other λ at their defaults (borealis therefore 1e-4,
-  G.7); 100 iterations in [code] (1,000 in the paper's text); synthetic tables as large as the
+  implementation notes §audit.querybased); 100 iterations in the authors' code (1,000 in the paper's text); synthetic tables as large as the
   training set (4 vs 5 rows); features = counts of the 8 points of {0,1}³.
-* **GroundHog** on Cervical (D.3): D = the 686-row training split, D′ = D without the target
+* **GroundHog** on Cervical (implementation notes §audit.groundhog): D = the 686-row training split, D′ = D without the target
   (row 397); k = 5; λ = 1e-3 for updated and borealis; ≤ 1,000 iterations; 686 synthetic rows in
   both worlds; features = F_naive.
 
-Channels (D.9), closing one side channel at a time:
+Channels (implementation notes §audit.channels), closing one side channel at a time:
 
 * ``"paper"`` — the runs above (synthetic size = training size; bounds read from the data);
 * ``"fixed_size"`` — closes the **size** channel: the synthetic table has the same number of
@@ -53,18 +53,18 @@ __all__ = [
 ]
 
 ATTACKS = ("querybased", "groundhog")
-#: Channels in the order they close the side channels of D.9 (paper → size closed → bounds closed).
+#: Channels in the order they close the side channels of implementation notes §audit.channels (paper → size closed → bounds closed).
 CHANNELS = ("paper", "fixed_size", "controlled")
-#: D.3: the target row of the stored Cervical training split.
+#: implementation notes §audit.target: the target row of the stored Cervical training split.
 GROUNDHOG_TARGET = 397
-#: D.2/D.3: teachers per attack (worst case: 2; Cervical: ⌊686/125⌋ = 5).
+#: implementation notes §audit.querybased, §audit.groundhog: teachers per attack (worst case: 2; Cervical: ⌊686/125⌋ = 5).
 NUM_TEACHERS = {"querybased": 2, "groundhog": 5}
-#: D.2/D.3 λ overrides per attack (everything else at the preset's default).
+#: implementation notes §audit.querybased, §audit.groundhog λ overrides per attack (everything else at the preset's default).
 LAMBDA_OVERRIDES = {"querybased": {"updated": 1e-3}, "groundhog": {"updated": 1e-3, "borealis": 1e-3}}
 
 
 def attack_data(attack: str, *, target: int = GROUNDHOG_TARGET) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(D′, D) for an attack: the worst-case tables (A.3) or Cervical without / with the target."""
+    """(D′, D) for an attack: the worst-case tables (implementation notes §data.worst-case) or Cervical without / with the target."""
     from .. import datasets
 
     if attack == "querybased":
@@ -107,7 +107,7 @@ def cervical_public_bounds(d_out: pd.DataFrame, *, widen: float = 0.5) -> dict[s
 
 
 def paper_overrides(attack: str, implementation: str, *, iterations: int) -> dict:
-    """Generator settings of D.2 / D.3 for one implementation (k, iteration cap, λ)."""
+    """Generator settings of one implementation in the paper's audit (k, iteration cap, λ; implementation notes §audit.querybased, §audit.groundhog)."""
     if attack not in ATTACKS:
         raise ValueError(f"unknown attack {attack!r}; use one of {ATTACKS}")
     out = {"num_teachers": NUM_TEACHERS[attack], "max_iter": int(iterations)}
@@ -150,7 +150,7 @@ class AuditSetting:
         return worst_case_public_bounds() if self.attack == "querybased" else cervical_public_bounds(d_out)
 
     def overrides(self, d_out: pd.DataFrame) -> dict:
-        """The preset overrides of this setting: D.2/D.3's (:func:`paper_overrides`), public
+        """The preset overrides of this setting: the paper's (:func:`paper_overrides`; implementation notes §audit.querybased, §audit.groundhog), public
         bounds for the ``controlled`` channel and for ``corrected`` (which never reads bounds
         from data, ``ganev2025elusive`` §6.2), then ``extra_overrides``, then the public-bounds
         rule (:func:`~pategan_audit.implementations.factory.with_public_bounds`) with this
@@ -167,7 +167,7 @@ class AuditSetting:
 
     def n_synth_rows(self, d_out: pd.DataFrame, d_in: pd.DataFrame) -> int | str:
         if self.attack == "groundhog":
-            return len(d_in)  # D.3: 686 rows in both worlds
+            return len(d_in)  # implementation notes §audit.groundhog: 686 rows in both worlds
         return "train_size" if self.channel == "paper" else len(d_in)
 
     def featuriser(self):

@@ -1,4 +1,4 @@
-"""Tables that read the audit records: the channel decomposition (protocols spec D.9) and the
+"""Tables that read the audit records: the channel decomposition (implementation notes §audit.channels) and the
 violation ablation.
 
 Channel decomposition, per attack and implementation (ε_emp of one bound method):

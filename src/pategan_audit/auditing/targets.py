@@ -1,4 +1,4 @@
-"""Target selection for the GroundHog audit ("mini-MIAs", protocols spec D.3, G.10).
+"""Target selection for the GroundHog audit ("mini-MIAs", ``ganev2025elusive`` §6.2; implementation notes §audit.target).
 
 1. Min-max scale the whole training table (all columns, fitted on it).
 2. For every row: mean Euclidean distance to its 5 nearest *other* rows (k-d tree).
@@ -41,7 +41,7 @@ __all__ = ["vulnerability_distances", "rank_candidates", "critic_score", "Target
 
 
 def vulnerability_distances(df: pd.DataFrame, *, k: int = 5) -> np.ndarray:
-    """Mean distance of each row to its ``k`` nearest other rows after min-max scaling (D.3 steps 1-2).
+    """Mean distance of each row to its ``k`` nearest other rows after min-max scaling (implementation notes §audit.target).
 
     Constant columns scale to 0 (as sklearn's MinMaxScaler). Returns an array (len(df),).
     """
@@ -58,7 +58,7 @@ def vulnerability_distances(df: pd.DataFrame, *, k: int = 5) -> np.ndarray:
 
 
 def rank_candidates(df: pd.DataFrame, *, n_candidates: int = 64, k: int = 5) -> pd.DataFrame:
-    """The ``n_candidates`` most isolated rows, most isolated first (D.3 step 3).
+    """The ``n_candidates`` most isolated rows, most isolated first (implementation notes §audit.target).
 
     Returns a DataFrame with columns ``row`` (position in ``df``) and ``distance``.
     """
@@ -178,7 +178,7 @@ def select_target(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     **legacy: Any,
 ) -> TargetSelection:
-    """Run the mini-MIAs of D.3 on the ``n_candidates`` most isolated rows of ``df``.
+    """Run the mini-MIAs of implementation notes §audit.target on the ``n_candidates`` most isolated rows of ``df``.
 
     ``make_generator(seed)`` builds an unfitted white-box generator (paper: ``original``, k = 5,
     1,000 iterations); ``n_models`` per world per candidate (paper: 100). Shadow models of all

@@ -6,7 +6,7 @@ Inputs are the committed archives (:mod:`pategan_audit.archive`), never a fresh 
 * ``audit_querybased_large`` / ``audit_querybased_fixed_size_large`` /
   ``audit_querybased_controlled_large``: the Querybased game of ``ganev2025elusive`` §6.2
   (Figure 5a) in the paper's channel, with the output size equal in both worlds, and with the
-  bounds also fixed in advance (protocols spec D.9);
+  bounds also fixed in advance (implementation notes §audit.channels);
 * ``audit_groundhog_large``: GroundHog (Figure 5b) in the paper and the controlled channel
   (GroundHog releases 686 rows in both worlds, so its ``fixed_size`` channel *is* its paper
   channel);

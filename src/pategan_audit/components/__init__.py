@@ -1,4 +1,4 @@
-"""Shared building blocks of the seven presets (audit paper Table 3; implementations spec §1-§9).
+"""Shared building blocks of the seven presets (audit paper Table 3; implementation notes, one section per implementation).
 
 | module | what |
 |---|---|

@@ -1,12 +1,12 @@
 """Generator architectures that are not plain MLPs, and the TF1 RMSProp optimiser.
 
-* :class:`ResidualConcatGenerator`: synthcity's residual MLP (implementations spec §4.2):
+* :class:`ResidualConcatGenerator`: synthcity's residual MLP (implementation notes §synthcity.architecture):
   ``h1 = [ReLU(W1 x); x]``, ``h2 = [ReLU(W2 h1); h1]``, ``out = W3 h2`` followed by a per-block
   output head (identity for continuous values, Gumbel-softmax with τ = 0.2 for one-hot blocks).
-* :class:`ResidualLayerNormGenerator`: smartnoise's generator (spec §7.2): three bias-free
+* :class:`ResidualLayerNormGenerator`: smartnoise's generator (implementation notes §smartnoise.architecture): three bias-free
   linear layers each followed by LayerNorm and LeakyReLU(0.2) (tanh when ``binary``), with
   residual connections around the first two.
-* :class:`TF1RMSProp`: TensorFlow 1's ``RMSPropOptimizer`` as updated uses it (spec §3.2):
+* :class:`TF1RMSProp`: TensorFlow 1's ``RMSPropOptimizer`` as updated uses it (implementation notes §updated.architecture):
   accumulator initialised to 1, decay 0.9, ε = 1e-10 *inside* the square root, no momentum.
   PyTorch's ``RMSprop`` initialises the accumulator to 0 and adds ε outside the root.
 """
@@ -70,7 +70,7 @@ class BlockHead(nn.Module):
 
 class ResidualConcatGenerator(nn.Module):
     """synthcity generator: two residual-concatenation ReLU layers of ``hidden`` units, then a
-    linear layer to ``out_features`` and the :class:`BlockHead` (spec §4.2; PyTorch default init)."""
+    linear layer to ``out_features`` and the :class:`BlockHead` (implementation notes §synthcity.architecture; PyTorch default init)."""
 
     def __init__(self, in_features: int, hidden: int, head: BlockHead, *, generator: torch.Generator | None = None):
         super().__init__()
@@ -88,7 +88,7 @@ class ResidualConcatGenerator(nn.Module):
 
 
 class ResidualLayerNormGenerator(nn.Module):
-    """smartnoise generator (spec §7.2): ``h0 = a(LN(W0 z)) + z``, ``h1 = a(LN(W1 h0)) + h0``,
+    """smartnoise generator (implementation notes §smartnoise.architecture): ``h0 = a(LN(W0 z)) + z``, ``h1 = a(LN(W1 h0)) + h0``,
     ``out = a(LN(W2 h1))``; bias-free Linear layers with Xavier-uniform weights, affine LayerNorm,
     ``a`` = LeakyReLU(0.2) (tanh if ``binary``)."""
 

@@ -1,7 +1,7 @@
 """Exact batched L2 logistic regression: k independent problems solved at once.
 
 The updated and synthcity teachers are scikit-learn ``LogisticRegression`` models re-created
-and re-fitted from scratch every iteration (implementations spec §3.2 and §4.2, bugs B1/B2):
+and re-fitted from scratch every iteration (implementation notes §updated.architecture, §synthcity.architecture, bugs B1/B2):
 updated uses the defaults (lbfgs), synthcity ``solver="sag", max_iter=10000``. Both minimise
 the same strictly convex objective
 
@@ -31,7 +31,7 @@ Two ways to get the Newton direction; they end at the same optimum and differ on
 Newton converges quadratically, so the optimum is reached to the stated tolerance, where lbfgs
 (tol 1e-4, max_iter 100) or sag (tol 1e-4) stop earlier. Deviation: at scikit-learn's default
 tolerances its coefficients differ from ours by the solver's own tolerance; the predictions
-(hard votes, spec §0.4) almost always agree. The tests compare against scikit-learn run to
+(hard votes, implementation notes §common.votes) almost always agree. The tests compare against scikit-learn run to
 tight tolerance.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Neural building blocks of the PATE-GAN presets (audit paper Table 3; implementations spec §1-§7).
+"""Neural building blocks of the PATE-GAN presets (audit paper Table 3; implementation notes §common.table3 and the ``.architecture`` section of each implementation).
 
 The central piece is :class:`BatchedLinear`: ``k`` independent dense layers stored as one weight
 tensor ``[k, in, out]`` and applied with a single batched matrix product. A teacher ensemble is a
@@ -8,7 +8,7 @@ of the teachers' losses, each teacher's gradient is exactly the gradient of its 
 element-wise optimisers (Adam, RMSProp) update each teacher exactly as a separate optimiser would.
 Single networks (generator, student) are the same class with ``num_models = 1``.
 
-Initialisations (spec §2.2, §3.2, §4.2, §6.2, §7.2):
+Initialisations (implementation notes §original.architecture, §updated.architecture, §synthcity.architecture, §borealis.architecture, §smartnoise.architecture):
 
 * ``"he_normal"``: ``N(0, 2/fan_in)``, bias 0; the TF "xavier_init" of original/updated/turing,
   which is He-normal despite its name.

@@ -1,6 +1,6 @@
 """How training rows are split among teachers, and how teachers draw their real mini-batches.
 
-Partition schemes (implementations spec §3.3, §4.3, §6.3, §7.3, §9.1 item 2); every function
+Partition schemes (implementation notes §updated.partition, §synthcity.partition, §borealis.partition, §smartnoise.partition, §corrected.partition); every function
 returns a list of ``k`` int64 arrays of row positions (0..N-1):
 
 * :func:`permutation_blocks`: a random permutation cut into ``k`` blocks of ``m = ⌊N/k⌋`` rows;
@@ -66,7 +66,7 @@ def check_partition_args(num_rows: int, num_teachers: int) -> None:
 
 
 def permutation_blocks(num_rows: int, num_teachers: int, *, rng: np.random.Generator) -> list[np.ndarray]:
-    """``k`` blocks of ``⌊N/k⌋`` rows of one random permutation (spec §3.3 / §4.3)."""
+    """``k`` blocks of ``⌊N/k⌋`` rows of one random permutation (implementation notes §updated.partition, §synthcity.partition)."""
     check_partition_args(num_rows, num_teachers)
     m = num_rows // num_teachers
     perm = rng.permutation(num_rows)
@@ -74,20 +74,20 @@ def permutation_blocks(num_rows: int, num_teachers: int, *, rng: np.random.Gener
 
 
 def contiguous_blocks(num_rows: int, num_teachers: int) -> list[np.ndarray]:
-    """borealis: ``[⌊tN/k⌋, ⌊(t+1)N/k⌋)`` in dataset order; the last block runs to N (spec §6.3)."""
+    """borealis: ``[⌊tN/k⌋, ⌊(t+1)N/k⌋)`` in dataset order; the last block runs to N (implementation notes §borealis.partition)."""
     check_partition_args(num_rows, num_teachers)
     edges = [(t * num_rows) // num_teachers for t in range(num_teachers)] + [num_rows]
     return [np.arange(edges[t], edges[t + 1], dtype=np.int64) for t in range(num_teachers)]
 
 
 def array_split_blocks(num_rows: int, num_teachers: int) -> list[np.ndarray]:
-    """smartnoise: ``np.array_split`` of the rows in dataset order (spec §7.3)."""
+    """smartnoise: ``np.array_split`` of the rows in dataset order (implementation notes §smartnoise.partition)."""
     check_partition_args(num_rows, num_teachers)
     return [b.astype(np.int64) for b in np.array_split(np.arange(num_rows), num_teachers)]
 
 
 def balanced_blocks(num_rows: int, num_teachers: int, *, rng: np.random.Generator) -> list[np.ndarray]:
-    """corrected: a random permutation split into ``k`` disjoint blocks covering all rows (spec §9.1 item 2)."""
+    """corrected: a random permutation split into ``k`` disjoint blocks covering all rows (implementation notes §corrected.partition)."""
     check_partition_args(num_rows, num_teachers)
     return [b.astype(np.int64) for b in np.array_split(rng.permutation(num_rows), num_teachers)]
 

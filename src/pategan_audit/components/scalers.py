@@ -1,16 +1,14 @@
 """Min-max scalers, bounds resolution and dtype restoration.
 
 * :class:`MinMaxScaler`: scikit-learn's ``MinMaxScaler`` semantics (range [0, 1] or [-1, 1],
-  optional clipping), used by the audit's wrappers of updated and borealis (implementations
-  spec §3.1, §6.1 harness deltas).
-* :class:`OriginalScaler`: original's own per-column scaler (spec §2.1):
+  optional clipping), used by the audit's wrappers of updated and borealis (implementation notes §updated.data, §borealis.data harness deltas).
+* :class:`OriginalScaler`: original's own per-column scaler (implementation notes §original.data):
   ``m = min(X)``, ``R = max(X - m)``, ``X' = (X - m) / (R + 1e-8)``, inverse ``v (R + 1e-8) + m``.
 * :func:`resolve_bounds`: where the bounds come from. ``"data"`` reads min/max from the training
   table (the Metadata violations V10-V13, and what every implementation does as benchmarked,
-  protocols spec A.1); ``"public"`` takes them from the user and clips inputs to them (the fix,
-  spec §9.1 item 1).
-* :func:`restore_dtypes`: the one dtype restorer: the benchmark's post-processing (protocols
-  spec A.1: int64 columns are rounded then cast, every other column is cast directly, so
+  implementation notes §data.split); ``"public"`` takes them from the user and clips inputs to them (the fix,
+  implementation notes §corrected.bounds).
+* :func:`restore_dtypes`: the one dtype restorer: the benchmark's post-processing (implementation notes §data.postprocessing: int64 columns are rounded then cast, every other column is cast directly, so
   float -> int16 truncates) or the audit's (``policy="audit"``: every integer column rounded).
 """
 from __future__ import annotations
@@ -23,7 +21,7 @@ import pandas as pd
 __all__ = ["BOUNDS_MODES", "RESTORE_POLICIES", "resolve_bounds", "MinMaxScaler", "OriginalScaler", "restore_dtypes"]
 
 BOUNDS_MODES = ("data", "public")
-ORIGINAL_EPS = 1e-8  # original/PATE_GAN.py adds 1e-8 to the range (spec §2.1)
+ORIGINAL_EPS = 1e-8  # original/PATE_GAN.py adds 1e-8 to the range (implementation notes §original.data)
 
 
 def _check_frame(df: pd.DataFrame, what: str) -> None:
@@ -135,7 +133,7 @@ class MinMaxScaler:
 
     def inverse_transform(self, values: np.ndarray, *, clip: bool = False) -> pd.DataFrame:
         """Back to the original scale; ``clip=True`` first clips to ``feature_range`` (borealis
-        harness: output clipped to [0, 1] before the inverse, spec §6.5)."""
+        harness: output clipped to [0, 1] before the inverse, implementation notes §borealis.generation)."""
         v = np.asarray(values, dtype=np.float64)
         if v.ndim != 2 or v.shape[1] != len(self.columns or []):
             raise ValueError(f"expected an array [n, {len(self.columns or [])}], got shape {v.shape}")
@@ -145,7 +143,7 @@ class MinMaxScaler:
 
 
 class OriginalScaler:
-    """original's scaler (PATE_GAN.py, spec §2.1): ``m = min``, ``R = max(X - m)``,
+    """original's scaler (PATE_GAN.py, implementation notes §original.data): ``m = min``, ``R = max(X - m)``,
     ``X' = (X - m)/(R + 1e-8)`` in [0, 1); inverse ``v (R + 1e-8) + m``. No clipping and no
     integer handling on the way back (the harness rounds later, :func:`restore_dtypes`).
 
@@ -194,13 +192,13 @@ def restore_dtypes(df: pd.DataFrame, dtypes: Mapping[str, object] | pd.Series, *
 
     The authors post-process synthetic tables in two ways, kept apart as ``policy``:
 
-    * ``"benchmark"`` (the utility benchmark, ``ganev2025elusive`` §5; protocols spec A.1):
+    * ``"benchmark"`` (the utility benchmark, ``ganev2025elusive`` §5; implementation notes §data.postprocessing):
       columns whose target dtype is int64 (the platform default integer) are rounded to the
       nearest integer (numpy's half-to-even) and then cast; every other column is cast
-      directly, so a float -> int16 cast truncates toward zero (Credit's label, spec A.2). A
+      directly, so a float -> int16 cast truncates toward zero (Credit's label, implementation notes §data.cleaning). A
       non-finite value in a column cast to an integer raises.
     * ``"audit"`` (the distinguishing game, ``ganev2025elusive`` §6.2; the authors'
-      ``fix_dtypes``, D.2 "rows cast to integers (rounded)"): every integer and bool column is
+      ``fix_dtypes``, implementation notes §audit.querybased "rows cast to integers (rounded)"): every integer and bool column is
       rounded, then cast; a column holding non-finite values stays float (rounded) rather than
       failing the whole audit.
     """

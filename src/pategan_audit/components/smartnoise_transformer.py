@@ -1,4 +1,4 @@
-"""smartnoise's data handling (implementations spec §7.1): the snsynth ``TableTransformer``
+"""smartnoise's data handling (implementation notes §smartnoise.data): the snsynth ``TableTransformer``
 with style ``"gan"`` and snsql's DP bounds estimator ``approx_bounds``.
 
 * continuous column: ``MinMaxTransformer(negative=True)``: clip to [lower, upper], then map to
@@ -6,7 +6,7 @@ with style ``"gan"`` and snsql's DP bounds estimator ``approx_bounds``.
 * categorical column: ``LabelTransformer`` (sorted categories -> 0..c-1) then one-hot; inverse
   argmax -> category.
 * bounds: ``"public"`` (user-supplied lower/upper, the released interface), ``"data"`` (the
-  training min/max treated as public: the audit harness, protocols spec A.1), or ``"dp"``
+  training min/max treated as public: the audit harness, implementation notes §data.split), or ``"dp"``
   (``preprocessor_eps > 0``: :func:`approx_bounds` per continuous column with
   ``epsilon_col = preprocessor_eps / #continuous columns``; :attr:`GanTableTransformer.spent_epsilon`
   is what the caller must subtract from its training budget).

@@ -1,4 +1,4 @@
-"""synthcity's ``TabularEncoder`` (implementations spec §4.1): CTGAN-style mode-specific
+"""synthcity's ``TabularEncoder`` (implementation notes §synthcity.data): CTGAN-style mode-specific
 normalisation of continuous columns and one-hot discrete columns.
 
 * A column with at most ``categorical_limit`` (10) distinct values is **discrete**: one-hot
@@ -149,7 +149,7 @@ class TabularEncoder:
 
     @property
     def cond_width(self) -> int:
-        """C = total one-hot width of the discrete columns (spec §4.2)."""
+        """C = total one-hot width of the discrete columns (implementation notes §synthcity.architecture)."""
         return sum(w for _, w in self.discrete_blocks)
 
     # -- encode / decode ----------------------------------------------------------------------

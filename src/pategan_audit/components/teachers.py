@@ -3,11 +3,10 @@ teachers re-fitted every iteration (bugs B1/B2), behind one interface.
 
 PATE-GAN (ICLR 2019, ``jordon2019pategan``) Alg. 1, teacher update: each teacher ``T_i``
 minimises the binary cross-entropy of its own real rows (label 1) against generated rows
-(label 0). Votes are hard (spec §0.4): ``sigmoid(logit) > 0.5``, i.e. ``logit > 0``.
+(label 0). Votes are hard (implementation notes §common.votes): ``sigmoid(logit) > 0.5``, i.e. ``logit > 0``.
 
 Both classes expose ``num_teachers``, ``logits(x) -> [k, n]``, ``predict(x) -> [k, n]`` (0/1),
-``votes(x) -> [n]`` (``n1``) and ``cross_entropy(real_sets, fake) -> [k, J]`` (protocols spec
-C.2: BCE of teacher t on real subset j labelled 1 together with the fake rows labelled 0).
+``votes(x) -> [n]`` (``n1``) and ``cross_entropy(real_sets, fake) -> [k, J]`` (implementation notes §traces.losses: BCE of teacher t on real subset j labelled 1 together with the fake rows labelled 0).
 """
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Data transforms of the six implementations, in one place (implementations spec §2.1, §3.1,
-§4.1, §5.1, §6.1, §7.1; protocols spec A.1).
+"""Data transforms of the six implementations, in one place (implementation notes §original.data, §updated.data, §synthcity.data, §turing.data, §borealis.data, §smartnoise.data, §data.split).
 
 | implementation | transform | module |
 |---|---|---|
@@ -12,7 +11,7 @@
 
 Every transform takes ``bounds="data"`` (min/max read from the training table: V10-V13 and the
 benchmark's behaviour) or ``bounds="public"`` with ``public_bounds={column: (lo, hi)}`` (inputs
-clipped to them; spec §9.1 item 1). The smartnoise transformer also offers ``bounds="dp"``.
+clipped to them; implementation notes §corrected.bounds). The smartnoise transformer also offers ``bounds="dp"``.
 """
 from pategan_audit.components.scalers import (
     BOUNDS_MODES,

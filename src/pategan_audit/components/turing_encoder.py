@@ -1,4 +1,4 @@
-"""turing's (reprosyn) data encoding (implementations spec §5.1).
+"""turing's (reprosyn) data encoding (implementation notes §turing.data).
 
 Column types follow the audit harness's ``create_metadata``: a pandas ``category`` column (or
 one listed in ``categorical_columns``) is CATEGORICAL, an integer (or bool) column INTEGER,
@@ -13,7 +13,7 @@ any other numeric column FLOAT.
 * CATEGORICAL: one-hot over the category list; decode by argmax.
 
 Bounds: ``bounds="data"`` computes min/max from the training table (the harness; a Metadata
-leak the paper does not count, spec §11 item 10); ``"public"`` takes them from
+leak the paper does not count, implementation notes §turing.data); ``"public"`` takes them from
 ``public_bounds`` (reprosyn's released interface: user metadata) and clips inputs to them. For
 categorical columns in public mode the domain is the integer range ``lo..hi`` of
 ``public_bounds[col]`` (all label columns here are integer-coded).

@@ -1,8 +1,8 @@
-"""Teacher vote aggregation and its noise (PATE-GAN Alg. 1 "PATE_λ"; implementations spec §0.4, §9.1 item 4).
+"""Teacher vote aggregation and its noise (PATE-GAN Alg. 1 "PATE_λ"; implementation notes §common.votes, §corrected.votes).
 
 Two mechanisms, chosen per preset by the config field ``vote_mechanism``:
 
-* ``"single_noise"`` (what every released implementation does, spec §0.4 / O9): **one** Laplace
+* ``"single_noise"`` (what every released implementation does, implementation notes §common.votes, §violations.findings): **one** Laplace
   draw ``Z`` is added to ``n1`` and the label is ``1[n1 + Z > (k + offset)/2]``. updated writes
   ``(n1 + Z)/k > 0.5``, synthcity ``(n1 + Z)/(k + 1e-8) > 0.5`` (``offset = 1e-8``), borealis and
   smartnoise ``n1 + Z > k/2``; the forms are the same comparison.
@@ -54,7 +54,7 @@ def count_votes(predictions: torch.Tensor) -> torch.Tensor:
 def single_noise_vote(
     n1: torch.Tensor, *, num_teachers: int, laplace_scale: float, generator: torch.Generator, offset: float = 0.0
 ) -> VoteResult:
-    """``r = 1[n1 + Lap(b) > (k + offset)/2]``, one draw per query (spec §3.3, §4.3, §6.3, §7.3)."""
+    """``r = 1[n1 + Lap(b) > (k + offset)/2]``, one draw per query (implementation notes §updated.votes, §synthcity.votes, §borealis.votes, §smartnoise.votes)."""
     noise = laplace((n1.shape[0],), scale=laplace_scale, generator=generator)
     labels = (n1.to(torch.float64) + noise > 0.5 * (num_teachers + offset)).to(torch.int64)
     return VoteResult(n1=n1.to(torch.int64), noise=noise, labels=labels)
@@ -63,7 +63,7 @@ def single_noise_vote(
 def two_noise_argmax_vote(
     n1: torch.Tensor, *, num_teachers: int, laplace_scale: float, generator: torch.Generator
 ) -> VoteResult:
-    """``r = argmax(n0 + Z0, n1 + Z1)`` with independent ``Z_j ~ Lap(b)`` (spec §9.1 item 4);
+    """``r = argmax(n0 + Z0, n1 + Z1)`` with independent ``Z_j ~ Lap(b)`` (implementation notes §corrected.votes);
     ties go to 0. With ``b = 1/γ`` each query is (2γ, 0)-DP and PATE's Lemma 4 applies."""
     noise = laplace((n1.shape[0], 2), scale=laplace_scale, generator=generator)
     n1f = n1.to(torch.float64)

@@ -1,4 +1,4 @@
-"""The seven PATE-GAN presets (audit paper §4, Tables 2-3; implementations spec §1-§10).
+"""The seven PATE-GAN presets (audit paper §4, Tables 2-3; implementation notes §common.table3, §violations.catalogue).
 
 ``create(name, epsilon=1.0, delta=1e-5, seed=0, **overrides)`` returns an unfitted generator
 with ``fit(df, label=None)`` and ``sample(n, seed=None)``; ``fit_many(name, data, seeds=...)`` fits many replicas as one

@@ -1,5 +1,5 @@
 """What every generator in this package shares: config handling, input validation, seeding,
-introspection (the audit harness's hooks, implementations spec §10) and the fit/sample API.
+introspection (the audit harness's hooks, implementation notes §violations.catalogue) and the fit/sample API.
 
 A preset is a frozen config dataclass (every setting and every violation switch is a field)
 plus a :class:`BaseGenerator` subclass that implements ``_fit`` and ``_sample``. The public
@@ -39,7 +39,7 @@ class BaseConfig:
 
 @dataclass
 class TrainingTrace:
-    """Introspection of one fit (implementations spec §10, "test hooks").
+    """Introspection of one fit (implementation notes §violations.catalogue, "test hooks").
 
     teacher_rows: for each teacher (or critic-step slot of original/turing), the set of
         training-row positions (0..N-1 in the frame passed to ``fit``) it consumed.

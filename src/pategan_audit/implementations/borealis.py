@@ -1,13 +1,13 @@
-"""borealis: BorealisAI ``private-data-generation`` PATE-GAN (implementations spec §6), as
+"""borealis: BorealisAI ``private-data-generation`` PATE-GAN (``ganev2025elusive`` §4, Tables 2-3; implementation notes §borealis), as
 benchmarked by the audit paper (default) or as released (``harness=False`` plus the switches).
 
-Architecture (spec §6.2; upstream float64, here float32): ``d_x`` features plus the label ``y``;
+Architecture (implementation notes §borealis.architecture; upstream float64, here float32): ``d_x`` features plus the label ``y``;
 ``z_dim = ⌊d_x/4⌋ + [d_x mod 4 = 0]`` (harness: at least 1); generator
 ``Linear(z_dim → 2·z_dim), ReLU, Linear(→ d_x + 1)`` with a *linear* output; teachers and
 student ``Linear(d_x + 1 → ⌊d_x/2⌋), ReLU, Linear(→ 1), Sigmoid``; Xavier-uniform weights,
 bias 0.01; Adam lr 1e-4 per network; B = 64 (harness ``min(64, ⌊N/k⌋)``).
 
-Loop (spec §6.3): contiguous disjoint blocks in dataset order; ``n_T = 5`` teacher rounds (a real
+Loop (implementation notes §borealis.partition, §borealis.votes): contiguous disjoint blocks in dataset order; ``n_T = 5`` teacher rounds (a real
 step then a fake step per teacher, as the upstream loop does), ``n_S = 5`` student rounds of B
 queries with ``r = 1[n1 + Lap(1/λ) > k/2]``, one generator step; accountant without the log
 (V8, ``accountant="borealis"``), λ = 1e-4, L = 100.
@@ -16,7 +16,7 @@ Switches: ``accountant`` (V8 -> "paper"), ``bounds`` (V13 -> "public"), ``invers
 (B5: False = raw generator output as released), ``conditional`` (O5: True = labels drawn from
 the exact training class ratios, the released default for classification), ``generation_noise``
 (O6: "normal" = N(0,1) at generation although training used U(0,1); "uniform" fixes it).
-Deviation: the spec summary says one Adam step per teacher round; the upstream loop takes two
+Deviation: a summary of the loop would say one Adam step per teacher round; the upstream loop (``models/pate_gan.py``) takes two
 (real, then fake), which we follow.
 """
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""corrected: PATE-GAN with every violation and bug of the audit paper fixed (implementations
-spec §9.1; audit paper §7 recommendations).
+"""corrected: PATE-GAN with every violation and bug of the audit paper fixed (implementation notes §corrected; ``ganev2025elusive`` §7 recommendations).
 
-What it does, item by item (spec §9.1):
+What it does, item by item (implementation notes §corrected.bounds to §corrected.generation):
 
 1. Bounds (V10-V13): public bounds (``bounds="public"``, ``public_bounds={col: (lo, hi)}``), or
    bounds estimated with ε-DP (``bounds="dp"``: snsql's ``approx_bounds`` noisy power-of-two
@@ -22,7 +21,7 @@ What it does, item by item (spec §9.1):
 4. Aggregation (V1, V2, V14-V16): PATE's two-noise argmax with independent Lap(1/γ), γ = ``lam``.
 5. Accountant (V7-V9): the corrected per-query bound ``min(2γ²l(l+1), 2γl, Thm-3 term if valid)``;
    by default charged data-independently, ``min(2γ²l(l+1), 2γl)`` per query whatever the votes
-   (``charging="data_independent"``: (ε, δ)-DP for every dataset, spec §9.3 item 1;
+   (``charging="data_independent"``: (ε, δ)-DP for every dataset, implementation notes §corrected.guarantee;
    ``"data_dependent"`` uses Theorem 3 and gives only a data-dependent guarantee, item 2).
 6. Stopping: an iteration runs only if its worst-case cost keeps ε̂ ≤ ε (never overshoots).
 7. δ is used as given (a warning if δ ≥ 1/N). 8. Unconditional generation. 9. Output
@@ -33,11 +32,11 @@ What it does, item by item (spec §9.1):
    function of the seed: whoever knows it can remove the noise, so a seeded release is not DP
    unless the seed stays secret.
 
-Architecture: the [49] column of the audit paper's Table 3 (protocols B.8): teachers ``{1}``
+Architecture: the [49] column of the audit paper's Table 3 (implementation notes §utility.paper-hyperparameters): teachers ``{1}``
 (``teacher_hidden`` adds hidden layers), student ``{d, d, 1}``, generator ``{d, d/2, d}`` with
 ReLU and a sigmoid output, latent ``N(0, 1)^d`` at training and generation; Adam lr 1e-4; B =
 ``min(64, ⌊N/k⌋)``; n_T = n_S = 5. k defaults to ``max(2, ⌊N/1000⌋)`` (the paper's benchmark rule).
-Known shortfall (spec §9.3 item 3): at γ = 1e-3 labels are close to coin flips.
+Known shortfall (implementation notes §corrected.guarantee): at γ = 1e-3 labels are close to coin flips.
 """
 from __future__ import annotations
 
@@ -62,7 +61,7 @@ __all__ = ["CorrectedConfig", "Corrected", "dp_bounds"]
 
 @dataclass(frozen=True)
 class CorrectedConfig(PateConfig):
-    """corrected settings (spec §9.1)."""
+    """corrected settings (implementation notes §corrected)."""
 
     seed: int | None = None
     lam: float = 1e-3
@@ -181,6 +180,6 @@ class Corrected(NeuralPateGenerator):
             lo, hi = self.scaler.bounds[c]
             col = out[c].to_numpy()
             if pd.api.types.is_integer_dtype(self.dtypes_[c]) or pd.api.types.is_bool_dtype(self.dtypes_[c]):
-                col = np.clip(np.round(col), np.ceil(lo), np.floor(hi))  # spec §9.1 item 9
+                col = np.clip(np.round(col), np.ceil(lo), np.floor(hi))  # implementation notes §corrected.generation
             out[c] = np.clip(col, lo, hi)
         return restore_dtypes(out, self.dtypes_)

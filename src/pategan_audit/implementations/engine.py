@@ -1,23 +1,23 @@
 """The training engine shared by the PATE-based presets (updated, synthcity, borealis, smartnoise,
 corrected): seeding, the iteration loop with its stopping rules, vote labelling with accountant
-charging, introspection (implementations spec §10) and the hooks the audit's traces need.
+charging, introspection (implementation notes §violations.catalogue) and the hooks the audit's traces need.
 
 One *iteration* is PATE-GAN (ICLR 2019, ``jordon2019pategan``) Alg. 1's outer loop: teacher
 updates, student updates on teacher-labelled generated rows, generator update(s), then
 ``ε̂ = min_l (α(l) + ln(1/δ))/l``. What happens inside an iteration is each preset's
 ``_iteration``; the engine owns the loop:
 
-* ``stopping="overshoot"`` (all released implementations, spec §0.4): ``while ε̂ < ε`` with ε̂
+* ``stopping="overshoot"`` (all released implementations, implementation notes §common.stopping): ``while ε̂ < ε`` with ε̂
   updated *after* the iteration that spends the budget, so the final ε̂ can exceed ε by one
   iteration's cost. A NaN ε̂ ends training (``NaN < ε`` is False).
-* smartnoise's variant (``_check_at_top``, spec §7.3): ε̂ is computed *before* each iteration and
+* smartnoise's variant (``_check_at_top``, implementation notes §smartnoise.stopping): ε̂ is computed *before* each iteration and
   training raises if the very first check already exceeds ε (ε < ln(1/δ)/L).
-* ``stopping="safe"`` (corrected, spec §9.1 item 6): run an iteration only if
+* ``stopping="safe"`` (corrected, implementation notes §corrected.stopping): run an iteration only if
   ``accountant.epsilon_if(queries per iteration) <= ε``; the final ε̂ never exceeds ε.
 
 Randomness: five independent streams derived from the config seed with ``np.random.SeedSequence``
 (network init, training draws, DP vote noise, partitions, DP bounds noise), so the same seed
-gives the same model and the DP noise stream is never a constant (spec §9.1 item 10).
+gives the same model and the DP noise stream is never a constant (implementation notes §corrected.generation).
 """
 from __future__ import annotations
 
@@ -45,14 +45,14 @@ STOPPING_RULES = ("overshoot", "safe")
 class PateConfig(BaseConfig):
     """Settings shared by the PATE-based presets (switch names: see implementations/violations.py).
 
-    harness: True = as benchmarked by the audit paper (spec "harness deltas"); False = as released.
+    harness: True = as benchmarked by the audit paper (implementation notes, "harness"); False = as released.
     num_teachers: k; None = the preset's own default rule.
-    hyperparameters: "default" (the preset's) or "paper" (protocols B.8: the [49] column of Table 3).
+    hyperparameters: "default" (the preset's) or "paper" (implementation notes §utility.paper-hyperparameters: the [49] column of Table 3).
     lam: λ as the preset names it (lambda / lap_scale / noise_multiplier).
     num_moments: L. max_iter: iteration cap (None = none). batch_size: B before the harness' min(B, N//k).
     bounds / public_bounds: "data" = min/max read from the training data (V10-V13), "public" = given.
     vote_mechanism: "single_noise" (released, O9) or "two_noise_argmax" (PATE's M_γ).
-    stopping: "overshoot" (released) or "safe" (spec §9.1 item 6).
+    stopping: "overshoot" (released) or "safe" (implementation notes §corrected.stopping).
     accountant: the accountant formula (accounting.KINDS).
     """
 
@@ -285,7 +285,7 @@ class PateGenerator(BaseGenerator):
         self._close_iteration()
         self._after_iteration(it)
         eps_hat = self.trace.eps_hat[-1]
-        if np.isnan(eps_hat):  # upstream: `NaN < ε` is False, the loop exits (spec §0.4)
+        if np.isnan(eps_hat):  # upstream: `NaN < ε` is False, the loop exits (implementation notes §common.stopping)
             return True
         return self.config.stopping == "overshoot" and not self._check_at_top and not eps_hat < budget
 
@@ -338,7 +338,7 @@ class PateGenerator(BaseGenerator):
         return self._seen.copy()
 
     def first_seen_subsets(self) -> list[np.ndarray]:
-        """Teacher j's first-seen data subset P_j (protocols C.2): its partition block, or for
+        """Teacher j's first-seen data subset P_j (implementation notes §traces.losses): its partition block, or for
         the re-fitted LR teachers the rows it was fitted on at the first iteration."""
         return [np.asarray(s, dtype=np.int64) for s in self._first_subsets]
 
@@ -348,7 +348,7 @@ class PateGenerator(BaseGenerator):
 
     def teacher_cross_entropy(self, row_subsets: list[np.ndarray], latent: torch.Tensor) -> np.ndarray:
         """``CE[t, j]`` = BCE of teacher t on (rows ``row_subsets[j]``, label 1) ∪ (G(latent), label 0)
-        with the current generator (protocols C.2). Returns [k, len(row_subsets)]."""
+        with the current generator (implementation notes §traces.losses). Returns [k, len(row_subsets)]."""
         with torch.no_grad():
             fake = self._fakes(latent, generator=torch.Generator().manual_seed(0))
             reals = [self._teacher_rows_input(np.asarray(r, dtype=np.int64)) for r in row_subsets]

@@ -1,6 +1,6 @@
 """The iteration of the presets with persistent neural teachers and a BCE student (borealis,
 smartnoise, corrected): PATE-GAN (ICLR 2019, ``jordon2019pategan``) Alg. 1 as these
-implementations run it (implementations spec §6.3, §7.3, §9.1):
+implementations run it (implementation notes §borealis.votes, §smartnoise.votes, §smartnoise.stopping, §corrected.stopping):
 
 1. ``n_T`` rounds: every teacher takes an Adam step on BCE of ``B`` real rows drawn from its own
    block (label 1) and ``B`` generated rows (label 0); all teachers in one batched pass;
@@ -11,7 +11,7 @@ implementations run it (implementations spec §6.3, §7.3, §9.1):
 Subclasses build ``X_`` (teacher-input space), ``teachers`` (:class:`NeuralTeachers`),
 ``student`` (1-model :class:`BatchedMLP` returning a logit), ``gen_net``, ``sampler``
 (:class:`BlockSampler`), ``opt_student``, ``opt_generator`` and implement ``_latent`` and
-``_fakes``. :func:`paper_sizes` gives the "paper" hyperparameters (protocols spec B.8).
+``_fakes``. :func:`paper_sizes` gives the "paper" hyperparameters (implementation notes §utility.paper-hyperparameters).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ __all__ = ["NeuralPateGenerator", "paper_sizes"]
 
 
 def paper_sizes(*, latent_dim: int, width: int) -> dict[str, list[int]]:
-    """Layer sizes of the [49] column of the audit paper's Table 3 (protocols B.8): 1-layer
+    """Layer sizes of the [49] column of the audit paper's Table 3 (implementation notes §utility.paper-hyperparameters): 1-layer
     teachers ``{1}``, 3-layer student ``{d, d, 1}``, generator ``{d, d/2, d}``; ``width`` is the
     model-space width D. Deviation: [49] gives no student widths; we use D."""
     d = int(width)

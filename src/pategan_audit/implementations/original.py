@@ -1,5 +1,5 @@
 """original: the first public PATE-GAN (bitbucket ``mvdschaar/mlforhealthlabpub:alg/pategan``),
-implementations spec §2, as benchmarked by the audit paper (default) or as released.
+implementation notes §original.loop, as benchmarked by the audit paper (default) or as released.
 
 No PATE at all (V1): a single WGAN-GP critic trained for a fixed number of iterations
 (:mod:`.wgan`), critic batches drawn from all rows (V3), Gaussian noise on the real/fake
@@ -8,8 +8,8 @@ is the integer exponent (V17: ``10 ^ 5 = 15``, sigma = 2.421236772 at epsilon = 
 scaling from the training data (V10) and, as released, generation conditioned on the real
 training labels, which are returned as the synthetic labels (V19).
 
-Pre/post-processing (spec §2.1): ``X' = (X - m)/(R + 1e-8)`` (:class:`OriginalScaler`); output
-``G(z)(R + 1e-8) + m``; the harness rounds integer columns (protocols A.1,
+Pre/post-processing (implementation notes §original.data): ``X' = (X - m)/(R + 1e-8)`` (:class:`OriginalScaler`); output
+``G(z)(R + 1e-8) + m``; the harness rounds integer columns (implementation notes §data.postprocessing,
 :func:`restore_dtypes`); released output is left as floats.
 
 Conditional mode (``conditional=True``, Table 6 / V19): the label column (``label`` passed to
@@ -110,7 +110,7 @@ class Original(WganGenerator):
         self.trace.bounds = dict(self.scaler.bounds)
 
     def critic_score(self, rows: pd.DataFrame) -> np.ndarray:
-        """White-box hook for target selection (protocols spec D.3 step 4, the authors'
+        """White-box hook for target selection (implementation notes §audit.target, the authors'
         ``sd_predict``): the critic's raw output on ``rows`` mapped with the fitted scaler
         (conditional models feed each row's own label)."""
         if not self.fitted_:

@@ -1,4 +1,4 @@
-"""Pick a preset by name (style guide §2, after Opacus' ``accountants/registry.py``).
+"""Pick a preset by name (after Opacus' ``accountants/registry.py``).
 
 Presets are imported on demand, so a missing optional module only breaks its own name.
 """

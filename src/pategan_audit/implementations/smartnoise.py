@@ -1,17 +1,17 @@
-"""smartnoise: OpenDP ``smartnoise-sdk`` (snsynth) PATE-GAN (implementations spec §7), as
+"""smartnoise: OpenDP ``smartnoise-sdk`` (snsynth) PATE-GAN (``ganev2025elusive`` §4, Tables 2-3; implementation notes §smartnoise), as
 benchmarked by the audit paper (default) or as released (``harness=False`` plus the switches).
 
-Data (spec §7.1): snsynth's "gan" ``TableTransformer``: every feature min-max mapped to [-1, 1],
+Data (implementation notes §smartnoise.data): snsynth's "gan" ``TableTransformer``: every feature min-max mapped to [-1, 1],
 the label (``label=`` or the last column) label-encoded and one-hot. Harness: the training
 min/max are the bounds (treated as public by the paper, so no Metadata violation is counted);
 released: user bounds (``bounds="public"``) or DP bounds (``bounds="dp"``, ``preprocessor_eps``
 spent on snsql's ``approx_bounds`` and subtracted from ε; training aborts below 1e-2 left).
 
-Architecture (spec §7.2; upstream float64, here float32): latent 64; residual LayerNorm generator
+Architecture (implementation notes §smartnoise.architecture; upstream float64, here float32): latent 64; residual LayerNorm generator
 ``{64, 64, D}``; teachers and student ``Linear D→⌊2D/3⌋, LeakyReLU(0.2), →⌊D/3⌋, LeakyReLU(0.2),
 →1, Sigmoid`` with Xavier-uniform weights; Adam lr 1e-4; B = 64 (harness ``min(64, ⌊N/k⌋)``).
 
-Loop (spec §7.3): ``np.array_split`` blocks in dataset order; ε̂ is checked at the *top* of each
+Loop (implementation notes §smartnoise.partition, §smartnoise.votes, §smartnoise.stopping): ``np.array_split`` blocks in dataset order; ε̂ is checked at the *top* of each
 iteration and the first check raises when ε < ln(1/δ)/L; 5 teacher steps, 5 student steps of
 B queries ``r = 1[n1 + Lap(1/λ) > k/2]``, one generator step; accountant without the log (V9).
 k defaults to ``⌊N/1000⌋`` (hard-coded upstream; an error when that is 0); δ = N^{-3/2} if None.

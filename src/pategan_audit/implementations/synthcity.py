@@ -1,18 +1,19 @@
-"""synthcity: the inner ``PATEGAN`` class of ``vanderschaarlab/synthcity`` (implementations spec §4),
+"""synthcity: the inner ``PATEGAN`` class of ``vanderschaarlab/synthcity`` (``ganev2025elusive`` §4, Tables 2-3;
+implementation notes §synthcity),
 as benchmarked by the audit paper (default) or as released (``harness=False`` plus the switches).
 
-Data (spec §4.1): :class:`~pategan_audit.components.synthcity_encoder.TabularEncoder` (Bayesian
+Data (implementation notes §synthcity.data): :class:`~pategan_audit.components.synthcity_encoder.TabularEncoder` (Bayesian
 GMM mode-specific normalisation, one-hot discrete columns; bounds, mixtures and categories read
 from the data, V12). CTGAN-style conditional vectors over the discrete columns (C dims): a
 discrete column chosen uniformly, a category with probability ∝ log(1 + count) (upstream
 ``ConditionalDatasetSampler(log_frequency=True)``; O3: data-derived, non-DP).
 
-Architecture (spec §4.2): latent ``N(0,1)^100 ⊕ cond``; residual generator with Gumbel-softmax
+Architecture (implementation notes §synthcity.architecture): latent ``N(0,1)^100 ⊕ cond``; residual generator with Gumbel-softmax
 (τ = 0.2) heads; student = WGAN-GP critic ``[x; cond] → 100 LeakyReLU → Dropout(0.1) → 100
 LeakyReLU → 1``; Adam lr 1e-4, weight decay 1e-3, gradient-norm clip 1; B = 200 (harness
 ``min(200, ⌊N/k⌋)``).
 
-Loop (spec §4.3), per iteration: a *new* permutation into k blocks of ``⌊N/k⌋`` (V5); k new
+Loop (implementation notes §synthcity.partition, §synthcity.loop, §synthcity.votes), per iteration: a *new* permutation into k blocks of ``⌊N/k⌋`` (V5); k new
 logistic-regression teachers (B2) fitted on B real rows of their block and B generated rows
 (harness; released: all ``m`` rows); then ``generator_n_iter = 10`` "epochs" of one real batch
 each (harness; released: every batch of the loader over ~80 % of the rows): a student step on
@@ -23,7 +24,7 @@ the conditional loss whose targets are the real batch's one-hots. Accountant wit
 indexing bug, L = 100, δ = N^{-3/2} whatever the user passes (O10).
 
 Deviation (real-batch source): upstream's sampler pairs rows and conditional vectors in a way we
-could only partly reconstruct (spec §4.3); we draw each real batch uniformly without replacement
+could only partly reconstruct (implementation notes §synthcity.loop); we draw each real batch uniformly without replacement
 from a fixed random 80 % of the rows and pair it with independently drawn conditional vectors.
 """
 from __future__ import annotations
@@ -84,7 +85,7 @@ class SynthcityConfig(PateConfig):
 
 # as released (inner class defaults): cap 1000, full epochs, teachers on all m rows, reseeding
 RELEASED_OVERRIDES = {"harness": False, "max_iter": 1000, "reseed_each_fit": True}
-# the public PATEGANPlugin's defaults (spec §4, §11 item 3); its XGBoost teachers are not modelled
+# the public PATEGANPlugin's defaults (implementation notes §synthcity.defaults, §common.table3); its XGBoost teachers are not modelled
 PLUGIN_OVERRIDES = {**RELEASED_OVERRIDES, "max_iter": 200, "n_units_hidden": 500, "learning_rate": 1e-3}
 
 

@@ -1,5 +1,4 @@
-"""synthcity's conditional sampler and its student (critic) and generator steps (implementations
-spec §4.3; upstream ``plugins/core/models/{gan,tabular_gan}.py`` and ``utils/samplers.py``).
+"""synthcity's conditional sampler and its student (critic) and generator steps (implementation notes §synthcity.loop; upstream ``plugins/core/models/{gan,tabular_gan}.py`` and ``utils/samplers.py``).
 
 Kept apart from :mod:`.synthcity` so each file holds one concern. The functions take the
 :class:`~pategan_audit.implementations.synthcity.Synthcity` model and one batch of real row

@@ -1,4 +1,4 @@
-"""turing: the Alan Turing Institute's ``reprosyn`` PATE-GAN (implementations spec §5), as
+"""turing: the Alan Turing Institute's ``reprosyn`` PATE-GAN (``ganev2025elusive`` §4, Tables 2-3; implementation notes §turing), as
 benchmarked by the audit paper (default) or as released.
 
 The same WGAN-GP loop as original (:mod:`.wgan`; no PATE, V2; critic batches from all rows,
@@ -15,7 +15,7 @@ V6; Gaussian indicator-label noise, V16) with these differences:
   rounds as the audit's fix (``"round"``, the default); output rows are shuffled, as upstream.
 
 Bounds: ``"data"`` (the harness computes min/max from the training table; a Metadata leak the
-paper does not count, spec §11 item 10) or ``"public"`` (reprosyn's user-supplied metadata).
+paper does not count, implementation notes §turing.data) or ``"public"`` (reprosyn's user-supplied metadata).
 """
 from __future__ import annotations
 

@@ -1,13 +1,12 @@
-"""updated: the 2020 ``mlforhealthlabpub`` PATE-GAN by the original authors (implementations
-spec §3), as benchmarked by the audit paper (default) or as released (``harness=False`` + switches).
+"""updated: the 2020 ``mlforhealthlabpub`` PATE-GAN by the original authors (``ganev2025elusive`` §4, Tables 2-3; implementation notes §updated), as benchmarked by the audit paper (default) or as released (``harness=False`` + switches).
 
-Data (spec §3.1): every column min-max scaled to [0, 1] (scikit-learn ``MinMaxScaler(clip=True)``
+Data (implementation notes §updated.data): every column min-max scaled to [0, 1] (scikit-learn ``MinMaxScaler(clip=True)``
 fitted on the training data: V11); the harness inverse-transforms the output, the release does
-not (B3). Architecture (spec §3.2; He-normal init, zero bias): ``z ~ U(-1, 1)^d``; generator
+not (B3). Architecture (implementation notes §updated.architecture; He-normal init, zero bias): ``z ~ U(-1, 1)^d``; generator
 ``d→4d tanh →4d tanh →d sigmoid``; student (a WGAN critic) ``d→d ReLU →1`` with its weights
 clipped to [-0.01, 0.01] after each step; TF1 RMSProp, lr 1e-4; B = 64 (harness ``min(64, ⌊N/k⌋)``).
 
-Loop (spec §3.3): a random permutation cut into k blocks of ``m = ⌊N/k⌋``; every iteration k
+Loop (implementation notes §updated.partition, §updated.votes, §updated.accountant): a random permutation cut into k blocks of ``m = ⌊N/k⌋``; every iteration k
 *new* logistic-regression teachers (B1) are fitted on ``m`` real rows and ``m`` generated rows,
 and every one of them fits on the **last** block (V4, the stale loop index); ``n_s = 1`` student
 step on B rows labelled ``r = 1[(n1 + Lap(λ))/k > 0.5]`` (scale λ while the accountant assumes
@@ -69,7 +68,7 @@ RELEASED_OVERRIDES = {"harness": False, "lam": 1.0, "max_iter": None, "inverse_t
 
 def student_step(student: torch.nn.Module, optimizer: torch.optim.Optimizer, scores: torch.Tensor,
                  labels: torch.Tensor) -> None:
-    """One step of updated's student, a WGAN critic (spec §3.3): maximise
+    """One step of updated's student, a WGAN critic (implementation notes §updated.architecture): maximise
     ``mean(r·S(u)) − mean((1 − r)·S(u))`` over the B labelled rows (last axis), then clip every
     parameter to ±``WEIGHT_CLIP``. ``scores``/``labels``: ``[B]`` for one model or ``[R, B]``
     for R stacked replicas (the per-replica objectives are summed: each slice gets its own gradient)."""

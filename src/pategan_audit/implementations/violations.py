@@ -1,13 +1,12 @@
 """The audit paper's catalogue of privacy violations (V1-V19) and other bugs (B1-B5), plus the
-additional findings of the implementations spec (O1-O11), as data (Table 2; implementations spec
-§10, §10.2; switch names from the shared presets contract).
+additional findings O1-O11 (beyond the paper), as data (Table 2; implementation notes §violations.catalogue, §violations.findings; switch names from the shared presets contract).
 
 Each entry names the config ``field`` of its preset that reproduces it (``violating``) and the
 value that fixes it in place (``fixed``; ``None`` when it cannot be switched in place, with a
 ``note`` saying where the fix lives). :func:`fix_overrides` and :func:`all_fixed_overrides` turn
 entries into ``create(...)`` overrides for ablations. Counting the ``kind == "privacy"`` entries
 per implementation gives Table 2's 6/3/3/4/2/1 = 19 violations and the ``"bug"`` entries 5
-(spec §10.1: this total needs Labels Distribution counted as a privacy violation).
+(implementation notes §violations.count: this total needs Labels Distribution counted as a privacy violation).
 """
 from __future__ import annotations
 

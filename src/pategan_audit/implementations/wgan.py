@@ -1,4 +1,4 @@
-"""The WGAN-GP loop shared by original and turing (implementations spec §2.2-§2.3, §5.2-§5.3).
+"""The WGAN-GP loop shared by original and turing (implementation notes §original.architecture, §original.loop, §turing.architecture, §turing.loop).
 
 Neither implementation uses PATE (V1, V2): one critic replaces the teachers and the student,
 ``num_teachers`` is only the number of critic steps per generator step, and the only noise is
@@ -16,11 +16,11 @@ Gaussian noise on the 0/1 real/fake indicator labels (V14, V16). One *iteration*
 
 The loop runs exactly ``max_iter`` iterations whatever epsilon is (no accountant).
 
-Networks (spec §2.2): hidden width h = d; generator ``Linear -> h, tanh, Linear h -> h, tanh,
+Networks (implementation notes §original.architecture): hidden width h = d; generator ``Linear -> h, tanh, Linear h -> h, tanh,
 Linear h -> d, sigmoid``; critic ``Linear -> h, ReLU, Linear h -> h, ReLU, Linear h -> 1``;
 weights ``N(0, 2/fan_in)`` (TF "xavier_init", He-normal), biases 0; Adam(lr 1e-4, beta1 0.5) for
 both. ``z_dim = d // 4`` may be 0 (d < 4): the generator then ignores its input, as upstream.
-``hyperparameters="paper"`` (protocols B.8) uses batch 64 and the generator ``{d, d/2, d}`` with
+``hyperparameters="paper"`` (implementation notes §utility.paper-hyperparameters) uses batch 64 and the generator ``{d, d/2, d}`` with
 ReLU hidden and sigmoid output; critic, optimiser, z_dim and the critic-step count stay.
 
 Deviations: float32 networks (upstream TF float32 too); PyTorch's Adam places epsilon after the
@@ -44,7 +44,7 @@ from .base import BaseConfig, BaseGenerator, validate_privacy, validate_seed
 
 __all__ = ["WganConfig", "WganGenerator", "Mlp", "he_normal_mlp"]
 
-GP_EPS = 1e-8  # ZERO_TOL inside the gradient-norm square root (spec §2.3)
+GP_EPS = 1e-8  # ZERO_TOL inside the gradient-norm square root (implementation notes §original.loop)
 CRITIC_BATCH_SOURCES = ("all_rows", "own_partition")
 
 
@@ -55,7 +55,7 @@ class WganConfig(BaseConfig):
     harness: True = as benchmarked (batch ``min(B, N//k)``, integer rounding on output);
         False = as released.
     num_teachers: critic steps per iteration (None = the preset's default, 5 or 10).
-    hyperparameters: "default" or "paper" (protocols B.8).
+    hyperparameters: "default" or "paper" (implementation notes §utility.paper-hyperparameters).
     max_iter: fixed number of iterations (None = the released default: original 10,000,
         turing 100). Default 10,000 for both (paper §5).
     batch_size: B before the harness' ``min(B, N//k)``.

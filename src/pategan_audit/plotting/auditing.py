@@ -1,9 +1,9 @@
 """Figures of the DP audit (paper §6.2: Figs. 5 and 12; our ablation and channel comparison).
 
-Conventions of the paper (protocols spec D.8): horizontal bars, one per implementation,
+Conventions of the paper (implementation notes §audit.figures): horizontal bars, one per implementation,
 ``original`` at the top, x = ε_emp on a *linear* axis, a dashed vertical line at the
 theoretical ε = 1. We add the paper's value beside each bar (a black tick and its number) and a
-dotted line at the largest ε_emp the sample size can show (the "ceiling", protocols spec D.6),
+dotted line at the largest ε_emp the sample size can show (the "ceiling", implementation notes §audit.ceiling),
 without which small-profile bars cannot be read. Every function takes tidy records (the output
 of :func:`pategan_audit.auditing.run_settings`) and an optional ``ax``, and returns the figure.
 """
@@ -204,7 +204,7 @@ def plot_channels(
     ceiling: float | None = None,
     epsilon: float = 1.0,
 ):
-    """The three channels of protocols spec D.9 — paper game, same synthetic size, same size and
+    """The three channels of implementation notes §audit.channels — paper game, same synthetic size, same size and
     public bounds — one panel per attack, one bar per channel and implementation."""
     _check(records, ["attack", "implementation", "channel", "variant", "method", "epsilon_emp"], "plot_channels")
     sel = records[(records["method"] == method) & (records["variant"] == "as benchmarked")]

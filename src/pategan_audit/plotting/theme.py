@@ -1,6 +1,6 @@
 """Theme, fixed colours/markers per implementation, and figure saving.
 
-The order is the paper's legend order (protocols spec, notation): original, updated,
+The order is the paper's legend order (Figs. 1, 5, 6-9 of ``ganev2025elusive``): original, updated,
 synthcity, turing, borealis, smartnoise; ``corrected`` (ours) comes last and is drawn in
 black so it stands apart from the six studied implementations.
 """

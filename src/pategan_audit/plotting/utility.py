@@ -1,6 +1,6 @@
 """Figures of the utility benchmark (paper §5, App. C: Figs. 1, 6-10; Tables 5, 8-10 as heat maps).
 
-Conventions of the paper (protocols spec B.11): x = ε on a log axis up to 100, labelled
+Conventions of the paper (implementation notes §utility.figures): x = ε on a log axis up to 100, labelled
 "epsilon (with delta = 10^-5)"; one line + marker per implementation in the fixed legend order
 and colours of :mod:`pategan_audit.plotting.theme`; a black dotted horizontal line for the
 majority baseline; black horizontal tick marks labelled "Paper" for the [49] values read off
@@ -80,7 +80,7 @@ def plot_epsilon_sweep(
 
     series: tidy frame with columns ``implementation``, ``epsilon`` and ``value`` (our numbers).
     baseline: majority-baseline value (AUROC 0.5; AUPRC = test prevalence), black dotted line.
-    paper_marks: {ε: value} of [49] (hand-read in [code], B.11), black tick marks "Paper".
+    paper_marks: {ε: value} of [49] (hand-read and hard-coded in the authors' ``code/nb_plot.ipynb``; implementation notes §utility.figures), black tick marks "Paper".
     reference: optional tidy frame (same columns) of the paper's own curves, drawn faint and
         dashed in the implementation's colour so that each line sits beside its printed value.
     """

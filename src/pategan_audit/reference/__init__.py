@@ -2,8 +2,8 @@
 
 Ganev, Annamalai, De Cristofaro, *The Elusive Pursuit of Reproducing PATE-GAN* (TMLR 2025).
 Every value carries its provenance: ``"printed"`` (in the paper), ``"derived from the authors'
-records"`` (``spalabucr/pategan-audit:data/results``, recomputed by the protocols spec),
-``"hand-read from [49]'s figures"`` or ``"computed for the protocols spec"``.
+records"`` (``spalabucr/pategan-audit:data/results``, recomputed with the rules of the book's implementation notes),
+``"hand-read from [49]'s figures"`` or ``"computed for the protocols spec"`` (a stored label: our own computation, see the book's implementation notes).
 
 Numeric tables come in long format (``table, row, column, value, provenance, note``; rows and
 columns use the package's keys: :data:`DATASETS`, :data:`IMPLEMENTATIONS`, :data:`CLASSIFIERS`,
@@ -12,7 +12,7 @@ columns use the package's keys: :data:`DATASETS`, :data:`IMPLEMENTATIONS`, :data
 * :mod:`.utility`: Tables 1, 4-12, Setting A, DPGAN, captions, numbers quoted in §5;
 * :mod:`.figures`: series of Figs. 1, 6, 7, 8, 9 and [49]'s tick marks;
 * :mod:`.review`: Tables 2, 3, 13;
-* :mod:`.audit_traces`: Figs. 2-5 (C.1-C.3, D.3, D.6, D.7).
+* :mod:`.audit_traces`: Figs. 2-5 (implementation notes §traces.seen, §traces.losses, §traces.moments, §audit.groundhog, §audit.ceiling, §audit.figures).
 """
 from ._schema import (
     AVERAGE,

@@ -16,7 +16,7 @@ DISPLAY_NAMES: dict[str, str] = {
     "mnist": "MNIST",
     PAPER49: "[49]",
 }
-# Names as in the authors' records (protocols spec B.2) -> names as printed in Tables 5, 8-10.
+# Names as in the authors' records (implementation notes §utility.classifiers) -> names as printed in Tables 5, 8-10.
 CLASSIFIERS: tuple[str, ...] = (
     "LogisticRegression", "RandomForest", "GaussianNB", "BernoulliNB", "LinearSVM", "DecisionTree",
     "LDA", "AdaBoost", "Bagging", "GBM", "MLP", "XGB",

@@ -1,23 +1,23 @@
-"""Reference numbers of §6: training traces (Figs. 2-4, protocols spec C.1-C.3) and the DP audit
-(Figs. 5, 12, protocols spec D.3, D.6, D.7)."""
+"""Reference numbers of §6: training traces (Figs. 2-4, implementation notes §traces.seen, §traces.moments) and the DP audit
+(Figs. 5, 12, implementation notes §audit.groundhog, §audit.ceiling, §audit.figures)."""
 from __future__ import annotations
 
 import pandas as pd
 
 from ._schema import IMPLEMENTATIONS, PRINTED, RECORDS, SPEC
 
-# -- D.6: the statistical ceiling of ε_emp --------------------------------------------------------
+# -- implementation notes §audit.ceiling: the statistical ceiling of ε_emp --------------------------------------------------------
 AUDIT_CEILING = 4.6815
 """Largest ε_emp a perfect attack can show with 400 test outputs per world, Clopper-Pearson at
-α = 0.1, δ = 1e-5 (protocols spec D.6; the records hold 4.681517, the paper says "around 4.7")."""
-AUDIT_CEILING_BY_ALPHA: dict[float, float] = {0.1: 4.6815, 0.05: 4.5085, 0.02: 4.3174}  # D.6, [own]
-AUDIT_CEILING_BAYESIAN = 6.30  # D.6: joint-beta bound for the same perfect counts [own, lib]
+α = 0.1, δ = 1e-5 (implementation notes §audit.ceiling; the records hold 4.681517, the paper says "around 4.7")."""
+AUDIT_CEILING_BY_ALPHA: dict[float, float] = {0.1: 4.6815, 0.05: 4.5085, 0.02: 4.3174}  # implementation notes §audit.ceiling (our computation)
+AUDIT_CEILING_BAYESIAN = 6.30  # implementation notes §audit.ceiling: joint-beta bound for the same perfect counts (our computation, agrees with privacy-estimates)
 AUDIT_TEST_OUTPUTS_PER_WORLD = 400
-AUDIT_TARGET_ROW = 397  # D.3: GroundHog target, row of the stored Cervical training split
+AUDIT_TARGET_ROW = 397  # implementation notes §audit.groundhog: GroundHog target, row of the stored Cervical training split
 
 
 def audit_reference() -> pd.DataFrame:
-    """D.7: AUC and ε_emp (Clopper-Pearson, α = 0.1) per implementation × attack, Fig. 5.
+    """implementation notes §audit.figures: AUC and ε_emp (Clopper-Pearson, α = 0.1) per implementation × attack, Fig. 5.
 
     Columns ``implementation, attack, auc, epsilon_emp, provenance``; attack ∈ {querybased,
     groundhog}. Derived from the authors' records (Fig. 12's Bayesian values are not available).
@@ -38,8 +38,8 @@ def audit_reference() -> pd.DataFrame:
 
 
 def target_selection_reference() -> pd.DataFrame:
-    """D.3: GroundHog target selection on Cervical: the largest mean 5-NN distances and the
-    mini-MIA AUCs of the best candidates (records and the spec's own recomputation)."""
+    """Implementation notes §audit.target: GroundHog target selection on Cervical: the largest mean 5-NN distances and the
+    mini-MIA AUCs of the best candidates (from the authors' records, and our recomputation)."""
     rows = [
         (397, "distance_rank", 1, 2.0809), (100, "distance_rank", 2, 1.9477), (155, "distance_rank", 3, 1.8336),
         (634, "distance_rank", 4, 1.8334), (374, "distance_rank", 5, 1.7716),
@@ -49,9 +49,9 @@ def target_selection_reference() -> pd.DataFrame:
     return df
 
 
-# -- C.1 (Fig. 2): records seen per teacher --------------------------------------------------------
+# -- implementation notes §traces.seen (Fig. 2): records seen per teacher --------------------------------------------------------
 def teacher_seen_reference() -> pd.DataFrame:
-    """C.1: per implementation and teacher, records seen only by that teacher ("only") and also by
+    """implementation notes §traces.seen: per implementation and teacher, records seen only by that teacher ("only") and also by
     another ("shared"), Cervical (686 rows), k = 5. original and turing were recorded, not plotted:
     their single critic's 5 step-slots each saw all 686 rows."""
     seen = {
@@ -71,9 +71,9 @@ def teacher_seen_reference() -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-# -- C.2 (Figs. 3, 11): teacher losses ------------------------------------------------------------
+# -- implementation notes §traces.losses (Figs. 3, 11): teacher losses ------------------------------------------------------------
 def trace_iterations_reference() -> pd.DataFrame:
-    """C.2: iterations actually run by the Fig. 3 trace runs (Cervical, k = 5, cap 1,000,
+    """implementation notes §traces.losses: iterations actually run by the Fig. 3 trace runs (Cervical, k = 5, cap 1,000,
     δ = 1e-5) with the settings the authors' configs used."""
     rows = [
         ("updated", 1.0, 1e-3, 158, False, ""),
@@ -86,11 +86,11 @@ def trace_iterations_reference() -> pd.DataFrame:
 
 
 def teacher_loss_reference() -> pd.DataFrame:
-    """C.2: approximate teacher cross-entropy levels of Fig. 3 (ranges; from the records).
+    """implementation notes §traces.losses: approximate teacher cross-entropy levels of Fig. 3 (ranges; from the records).
 
     ``curve``: "own" = teacher 0 on its own subset (blue); "others" = the other teachers (orange).
     The two definitions of "others" (notebook: each on its own subset; paper: on teacher 0's
-    subset) differ slightly at the first iteration; the spec lists borealis 0.688 vs 0.691 and
+    subset) differ slightly at the first iteration; the records give borealis 0.688 vs 0.691 and
     smartnoise 0.714 vs 0.718 without saying which is which, so those are not included.
     """
     rows = [
@@ -109,18 +109,18 @@ def teacher_loss_reference() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols).assign(provenance=RECORDS + " (approximate)")
 
 
-# -- C.3 (Fig. 4): moments accountant ---------------------------------------------------------------
+# -- implementation notes §traces.moments (Fig. 4): moments accountant ---------------------------------------------------------------
 FIG4_SETTINGS: dict[str, object] = dict(
     implementation="smartnoise", epsilon=float("inf"), iterations=1000, num_teachers=5, num_moments=100,
     lam=1.0, delta=1e-5, queries_per_iteration=5 * 64,
 )  # fmt: skip
-"""The run behind Fig. 4 (protocols spec C.3): one smartnoise model whose votes feed all four
+"""The run behind Fig. 4 (implementation notes §traces.moments): one smartnoise model whose votes feed all four
 accountant formulas; λ = 1 (config ``noise_multiplier: 1``), not the 1e-3 the text states."""
 
 
 def moments_reference() -> pd.DataFrame:
-    """C.3: magnitudes of the first-moment estimate e(1) after 1,000 iterations of Fig. 4 (paper text,
-    approximate), and the spec's check with unanimous votes (per-query increment, and e(1) after
+    """implementation notes §traces.moments: magnitudes of the first-moment estimate e(1) after 1,000 iterations of Fig. 4 (paper text,
+    approximate), and our check with unanimous votes (per-query increment, and e(1) after
     320,000 such queries). ``accountant`` names the formula (the four panels of Fig. 4)."""
     rows = [
         ("updated", "e1_after_1000_iterations", 50_000.0, PRINTED + " (approximate, §6.1 text)"),

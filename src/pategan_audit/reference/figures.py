@@ -1,7 +1,8 @@
 """Reference series of the ε-sweep figures (Figs. 1, 6, 7, 8, 9) and [49]'s tick marks.
 
-Values derived from the authors' records by protocols spec E.2 (B.4 statistic; Fig. 8 under the
-spec's proposed mean ± standard-error definition, B.11). Plot conventions from B.11.
+Values derived from the authors' records (``spalabucr/pategan-audit:data/results``) with the best-of-n statistic
+(implementation notes §utility.best-of-n); Fig. 8 under our mean ± standard-error definition. Plot conventions:
+implementation notes §utility.figures.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ FIGURES: dict[int, dict] = {
     8: dict(dataset="epileptic_seizure", metric="auroc", statistic="mean ± SE over tables (proposed)", baseline=0.5),
     9: dict(dataset="epileptic_seizure", metric="auprc", statistic="mean of best-of-n", baseline=0.2),
 }
-# y-axis lower limits used in the authors' notebook (protocols spec B.11)
+# y-axis lower limits used in the authors' notebook (implementation notes §utility.figures)
 FIGURE_YLIM_LOWER: dict[tuple[str, str], float] = {
     ("credit", "auroc"): 0.21,
     ("epileptic_seizure", "auroc"): 0.32,
@@ -60,7 +61,7 @@ _SERIES: dict[int, dict[str, list]] = {
         "borealis": [0.1326, 0.1556, 0.1445, 0.0017, 0.1635, 0.0962, 0.0778, 0.0670],
         "smartnoise": [NR, NR, NR, 0.0234, 0.1174, 0.0288, 0.2742, 0.2311],
     },
-    8: {  # (mean, SE); SE None where the spec prints a bare 0.5 (constant single-class score)
+    8: {  # (mean, SE); SE None for a bare 0.5 (constant single-class score)
         "original": [(0.5000, 0.0000), (0.4993, 0.0058), (0.5510, 0.0160), (0.6036, 0.0064), (0.6261, 0.0030),
                      (0.7524, 0.0097), (0.7629, 0.0077), (0.7406, 0.0059)],
         "updated": [(0.5175, 0.0134), (0.5057, 0.0141), (0.4973, 0.0160), (0.5225, 0.0184), (0.4935, 0.0082),
@@ -78,7 +79,7 @@ _SERIES: dict[int, dict[str, list]] = {
 
 
 def _n_tables(dataset: str, epsilon: float) -> int:
-    """Tables behind each point (protocols spec B.4): 25 at ε = 1 except Credit, else 9."""
+    """Tables behind each point (implementation notes §utility.best-of-n): 25 at ε = 1 except Credit, else 9."""
     return 25 if (epsilon == 1.0 and dataset != "credit") else 9
 
 
@@ -87,8 +88,8 @@ def figure_series(fig: int, *, wide: bool = False) -> pd.DataFrame:
 
     Columns: ``figure, dataset, metric, statistic, implementation, epsilon, value, se, ran,
     n_tables, provenance``. Points that were not run (smartnoise below its accountant floor) have
-    ``value = NaN`` and ``ran = False``; ``se`` is only given for Fig. 8 (NaN where the spec prints
-    a bare 0.5). ``wide=True`` returns implementations × ε values.
+    ``value = NaN`` and ``ran = False``; ``se`` is only given for Fig. 8 (NaN for a bare
+    0.5). ``wide=True`` returns implementations × ε values.
     """
     if fig not in _SERIES:
         raise ValueError(f"no reference series for figure {fig!r}; choose one of {sorted(_SERIES)}")

@@ -1,7 +1,7 @@
 """Code-review facts: Table 2 (violations and bugs), Table 3 (hyperparameters), Table 13 (issues).
 
-Sources: protocols spec E.1 (printed tables) and implementations spec §1, §10, §11 (which
-checked every cell against the upstream code).
+Sources: the printed Tables 2, 3 and 13 of ``ganev2025elusive``, and for the code-verified values implementation
+notes §common.table3, §violations.catalogue, §violations.count (each cell checked against the upstream code).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ TABLE2_CATEGORIES: tuple[str, ...] = (
 )  # fmt: skip
 _GROUP = {c: "privacy violation" for c in TABLE2_CATEGORIES[:7]} | {"teachers": "other bug", "processing": "other bug"}
 
-# (implementation, category) -> the spec's code-level id (implementations spec §10).
+# (implementation, category) -> the code-level id (implementation notes §violations.catalogue).
 _TICKS: dict[tuple[str, str], str] = {
     ("original", "pate"): "V1", ("original", "data_partition"): "V3", ("original", "metadata"): "V10",
     ("original", "laplace_noise"): "V14", ("original", "delta_scale"): "V17", ("original", "labels_distribution"): "V19",
@@ -29,7 +29,7 @@ _TICKS: dict[tuple[str, str], str] = {
     ("borealis", "moments_accountant"): "V8", ("borealis", "metadata"): "V13", ("borealis", "processing"): "B5",
     ("smartnoise", "moments_accountant"): "V9",
 }  # fmt: skip
-# Ticks added in the TMLR version (absent from arXiv-v1's Table 1; implementations spec §10.1).
+# Ticks added in the TMLR version (absent from arXiv-v1's Table 1; implementation notes §violations.count).
 _NOT_IN_ARXIV_V1 = {"V15", "V19"}
 
 
@@ -39,7 +39,7 @@ def table2(*, wide: bool = False) -> pd.DataFrame:
     Long columns: ``implementation, category, group, tick, id, in_arxiv_v1, provenance``. ``group``
     follows the reading that reproduces the paper's "19 violations + 5 bugs": Labels Distribution
     counts as a privacy violation (the extracted header places it under "Other Bugs", which would
-    give 18 + 6; implementations spec §10.1, §11.1). ``wide=True``: implementations × categories of
+    give 18 + 6; implementation notes §violations.count). ``wide=True``: implementations × categories of
     ids ("" where no tick).
     """
     records = []
@@ -58,8 +58,8 @@ def table2(*, wide: bool = False) -> pd.DataFrame:
     return df
 
 
-# Table 3 as printed (protocols spec E.1); `code` holds the code-verified value where it differs
-# (implementations spec §1 and §11.2-11.4).
+# Table 3 as printed (``ganev2025elusive`` Table 3); `code` holds the code-verified value where it differs
+# (implementation notes §common.table3).
 _TABLE3_COLUMNS = (PAPER49, *IMPLEMENTATIONS)
 _TABLE3 = [
     ("uses_pate", "yes | no | yes | yes | no | yes | yes"),

@@ -1,8 +1,9 @@
 """Utility-benchmark numbers of the paper (§5, App. B/C): Tables 1, 4-12, DPGAN, captions.
 
-Transcribed from the protocols spec (shared/spec/protocols.md) §B.6, B.9, B.10, E.1 (which checked them against
-the TMLR text and the authors' records ``spalabucr/pategan-audit:data/results``). Statistic
-unless stated: mean over the 12 classifiers of the best-of-n Setting-B score (protocols B.4), with
+Transcribed from ``ganev2025elusive`` (Tables 1, 4-12) and checked against the authors' records
+``spalabucr/pategan-audit:data/results`` (implementation notes §utility.teacher-sweep, §utility.dpgan,
+§utility.auroc-delta, §gaps). Statistic
+unless stated: mean over the 12 classifiers of the best-of-n Setting-B score (implementation notes §utility.best-of-n), with
 n = 25, except Credit (all ε) and every ε ≠ 1 point, which used n = 9.
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ._schema import (
     to_wide,
 )
 
-DELTA_ROW = "auroc_delta_pct"  # the "AUROC Δ" rows (protocols spec B.10 formula), in percent
+DELTA_ROW = "auroc_delta_pct"  # the "AUROC Δ" rows (implementation notes §utility.auroc-delta formula), in percent
 _CLF_ROWS = (*CLASSIFIERS, AVERAGE)
 
 
@@ -47,7 +48,7 @@ _TABLE4 = """
 def table4(*, wide: bool = False) -> pd.DataFrame:
     """Table 4: mean best-of-n AUROC, Setting B, ε = 1; rows datasets, columns [49] + six (printed).
 
-    n = 25 except Credit (n = 9; protocols spec B.4, G.1)."""
+    n = 25 except Credit (n = 9; implementation notes §utility.best-of-n)."""
     df = long_frame(
         "table4", DATASETS, (PAPER49, *IMPLEMENTATIONS), grid(_TABLE4),
         notes={("credit", c): "best-of-9, not 25 (protocols spec G.1)" for c in IMPLEMENTATIONS},
@@ -57,7 +58,7 @@ def table4(*, wide: bool = False) -> pd.DataFrame:
 
 def table4_auprc(*, wide: bool = False) -> pd.DataFrame:
     """The AUPRC counterpart of Table 4 (not a printed table). Cervical and ISOLET are derived from
-    the authors' records (protocols spec E.1); Credit and Epileptic are the printed "Average" rows
+    the authors' records (``spalabucr/pategan-audit:data/results``); Credit and Epileptic are the printed "Average" rows
     of Tables 9 and 10."""
     derived = long_frame(
         "table4_auprc", ["cervical_cancer", "isolet"], IMPLEMENTATIONS,
@@ -158,7 +159,7 @@ def table7(*, wide: bool = False) -> pd.DataFrame:
 
 def setting_a_reference(*, wide: bool = False) -> pd.DataFrame:
     """Setting-A AUROC per classifier (real train -> real test), from the authors' records
-    (protocols spec E.1, Table 7 note); rows classifiers, columns datasets."""
+    (``spalabucr/pategan-audit:data/results``; ``ganev2025elusive`` Table 7 prints only the means); rows classifiers, columns datasets."""
     values = grid("""0.9442 0.9213 0.5000 0.5582 0.9472 0.8519 0.9721 0.9539 0.8976 0.3672 0.9591 0.9389
                      0.9910 0.9783 0.8007 0.9879 0.9729 0.7995 0.9842 0.8899 0.9644 0.9667 0.9667 0.9780
                      0.9969 1.0 0.8209 0.8074 0.9995 1.0 0.9946 0.9942 1.0 0.9998 1.0 1.0
@@ -201,7 +202,7 @@ _TABLE9 = """
 0.3700 0.0017 0.0017 0.0590 0.0017 0.1254 0.0986
 0.3351 0.0017 0.0017 0.0320 0.0017 0.1635 0.1174
 """
-# Table 9 cells where the authors' records differ from the printed value (protocols spec E.1):
+# Table 9 cells where the authors' records differ from the printed value (implementation notes §gaps, item 10):
 # the printed borealis Gaussian NB / Bernoulli NB are the records' Bernoulli NB / Linear SVM.
 _TABLE9_RECORDED = {("GaussianNB", "borealis"): 0.0017, ("BernoulliNB", "borealis"): 0.0219}
 
@@ -237,8 +238,7 @@ TEACHER_SWEEP_K: dict[str, int] = {"N/50": 184, "N/100": 92, "N/500": 18, "N/100
 def table11(*, wide: bool = False) -> pd.DataFrame:
     """Table 11: number-of-teachers sweep, Epileptic, ε = 1, mean AUROC (printed).
 
-    The N/1000 column is copied from Table 4 (best-of-25), the others are best-of-9 (protocols spec
-    B.6); the sweep's own best-of-9 values at k = 9 are in column ``"N/1000 (sweep)"`` (derived from
+    The N/1000 column is copied from Table 4 (best-of-25), the others are best-of-9 (implementation notes §utility.teacher-sweep); the sweep's own best-of-9 values at k = 9 are in column ``"N/1000 (sweep)"`` (derived from
     the authors' records). ``TEACHER_SWEEP_K`` maps columns to k (N/5000 is clamped to 2).
     """
     impls = ("updated", "synthcity", "borealis", "smartnoise")
@@ -256,7 +256,7 @@ def table11(*, wide: bool = False) -> pd.DataFrame:
 
 
 def paper49_teacher_sweep(*, wide: bool = False) -> pd.DataFrame:
-    """[49] Table 4 (Credit, teachers N/10 ... N/10000) for context, as quoted in protocols spec E.1.
+    """[49] Table 4 (Credit, teachers N/10 ... N/10000) for context, as printed in ``jordon2019pategan`` Table 4.
 
     The seven ratios are read as N/10, N/50, N/100, N/500, N/1000, N/5000, N/10000; the N/1000
     entries equal [49]'s Credit values in Tables 4 (AUROC) and 9 (AUPRC), which supports that reading.
@@ -289,7 +289,7 @@ def table12(*, wide: bool = False) -> pd.DataFrame:
     return wide_df.loc[list(dict.fromkeys(df.row)), [(i, h) for i in IMPLEMENTATIONS for h in ("D", "P")]]
 
 
-DPGAN: dict[str, dict[str, float]] = {  # [49] Table 2, DPGAN row (protocols spec B.9; printed in [49])
+DPGAN: dict[str, dict[str, float]] = {  # [49] Table 2, DPGAN row (implementation notes §utility.dpgan; printed in [49])
     "credit": {"auroc": 0.8578, "auprc": 0.3219},
     "cervical_cancer": {"auroc": 0.8699, "auprc": 0.4851},
     "isolet": {"auroc": 0.5577, "auprc": 0.2146},

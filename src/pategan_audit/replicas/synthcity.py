@@ -1,5 +1,5 @@
 """Replica step of the ``synthcity`` preset: the iteration of
-:meth:`pategan_audit.implementations.synthcity.Synthcity._iteration` (implementations spec §4.3)
+:meth:`pategan_audit.implementations.synthcity.Synthcity._iteration` (implementation notes §synthcity.loop)
 for R replicas at once.
 
 R replicas become one generator and one WGAN-GP critic (the student) of R networks each, with

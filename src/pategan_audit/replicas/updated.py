@@ -1,5 +1,5 @@
 """Replica step of the ``updated`` preset (the 2020 ``mlforhealthlabpub`` PATE-GAN; the iteration
-of :meth:`pategan_audit.implementations.updated.Updated._iteration`, implementations spec §3.3).
+of :meth:`pategan_audit.implementations.updated.Updated._iteration`, implementation notes §updated.partition).
 
 R replicas become one generator and one WGAN student of R networks each
 (:func:`~pategan_audit.replicas.stack.stack_modules`) and one teacher ensemble of ``R·k``

@@ -1,5 +1,5 @@
 """Replica step of original and turing: R WGAN-GP fits (:mod:`pategan_audit.implementations.wgan`,
-implementations spec §2.2-§2.3, §5.2-§5.3) run as one batched computation.
+implementation notes §original.architecture, §original.loop, §turing.architecture, §turing.loop) run as one batched computation.
 
 Every replica is set up exactly as :meth:`WganGenerator._fit` does (``_accept``, ``_streams``,
 ``_prepare``, ``_build``: its own initial weights, scaler/encoder, critic-step count, batch size,

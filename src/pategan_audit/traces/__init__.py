@@ -1,15 +1,15 @@
-"""Training traces of paper §6.1 (protocols spec §C): what the teachers see and how they learn.
+"""Training traces of paper §6.1 (implementation notes §traces.seen): what the teachers see and how they learn.
 
 | figure | module | what |
 |---|---|---|
-| Fig. 2 | :mod:`.seen` | records seen per teacher: ``only`` / ``shared`` counts (C.1) |
-| Figs. 3, 11 | :mod:`.losses` | teacher cross-entropy per iteration, k x k per iteration (C.2) |
-| Fig. 4 + table | :mod:`.moments` | one smartnoise vote stream fed to every accountant formula (C.3) |
+| Fig. 2 | :mod:`.seen` | records seen per teacher: ``only`` / ``shared`` counts (implementation notes §traces.seen) |
+| Figs. 3, 11 | :mod:`.losses` | teacher cross-entropy per iteration, k x k per iteration (implementation notes §traces.losses) |
+| Fig. 4 + table | :mod:`.moments` | one smartnoise vote stream fed to every accountant formula (implementation notes §traces.moments) |
 | all | :mod:`.suite` | one profile's runs in one cached parallel map |
 | all | :mod:`.profiles` | fixed §6.1 settings and the ``smoke`` / ``book`` / ``paper`` run sizes |
 
 Every run takes a seed, is cached through :func:`pategan_audit.runner.cached` (namespace
-``"traces"``) and ends up in a tidy DataFrame (protocols spec §H).
+``"traces"``) and ends up in a tidy DataFrame (implementation notes §records.schema).
 """
 from .fitting import fit_traced, trace_settings, training_data
 from .losses import LOSS_DEFINITIONS, TeacherLossRecorder, loss_bands, loss_frame, loss_lines, loss_run, loss_table, teacher_losses

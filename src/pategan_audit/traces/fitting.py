@@ -1,7 +1,7 @@
 """Train one preset with the §6.1 settings and hand back the fitted model (shared by Figs. 2, 3, 4).
 
 The recording the authors bolted onto each implementation (``add_X_index``, ``record_teachers``,
-``record_moments``; implementations spec §10 "test hooks") is here the presets' own
+``record_moments``; implementation notes §violations.catalogue "test hooks") is here the presets' own
 :class:`~pategan_audit.implementations.base.TrainingTrace` plus per-iteration callbacks.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Figs. 3 and 11: teacher cross-entropy during training (paper §6.1, protocols spec C.2).
+"""Figs. 3 and 11: teacher cross-entropy during training (paper §6.1, implementation notes §traces.losses).
 
 Before training the authors fix each teacher j's first-seen subset P_j (its partition; for
 synthcity the subset drawn at the first iteration) and one latent batch z* of size |P_0|.

@@ -1,4 +1,4 @@
-"""Fig. 4: one vote stream, several moments accountants (paper §6.1, protocols spec C.3).
+"""Fig. 4: one vote stream, several moments accountants (paper §6.1, implementation notes §traces.moments).
 
 The authors train ONE smartnoise model with epsilon = inf (it never stops), exactly 1,000
 iterations, k = 5, L = 100 and lambda = 1 (config ``noise_multiplier: 1``), and feed the teacher
@@ -9,7 +9,7 @@ estimate at iteration i is (the value smartnoise checks at the top of iteration 
     e_i(l) = (alpha_{i-1}(l) + log(1/delta)) / l,      l = 1..L,
 
 with the red dotted line min_l e_i(l). At lambda = 1 the formulas separate
-(synthcity < updated < borealis = smartnoise, implementations spec §8.3); at lambda <= 1e-3 every
+(synthcity < updated < borealis = smartnoise, implementation notes §accountants.where-bugs-bite); at lambda <= 1e-3 every
 query costs 2 lambda^2 l(l+1) under every formula and the curves coincide.
 
 The per-query formulas live in :mod:`pategan_audit.accounting`; because a query's increment
@@ -122,7 +122,7 @@ def cumulative_moments(stream: VoteStream, *, kind: str, num_moments: int = TRAC
     """alpha_i(l) for i = 0..N (row 0 = zeros) under accountant formula ``kind``: shape [N+1, L].
 
     Exactly sum over the stream's queries of ``accounting.moment_increments(kind, ...)``; a NaN
-    increment (Alg. 1 outside Theorem 3's domain, implementations spec §0.4) propagates only if
+    increment (Alg. 1 outside Theorem 3's domain, implementation notes §common.stopping) propagates only if
     a query with that vote count occurred.
     """
     from .. import accounting
@@ -176,7 +176,7 @@ def final_epsilons(
 
     eps_hat = min_l (alpha_N(l) + log(1/delta)) / l after all N iterations; best_moment = its l;
     first_moment = the l = 1 value; a NaN moment makes eps_hat NaN (best_moment -1), as numpy's
-    ``min`` does upstream (implementations spec §0.4); model_eps_hat = the run's own accountant (only on the row of
+    ``min`` does upstream (implementation notes §common.stopping); model_eps_hat = the run's own accountant (only on the row of
     the accountant that implementation uses, a cross-check).
     """
     from .. import accounting

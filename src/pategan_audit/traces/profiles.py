@@ -1,17 +1,17 @@
 """Settings of the training-trace experiments (paper §6.1) and their run-size profiles.
 
-Fixed settings come from protocols spec §C (checked against the authors' configs
+Fixed settings come from implementation notes §traces.seen (checked against the authors' configs
 ``code/configs/audit/cervical_cancer_{teachers_seen,teachers_loss,moments}.json``):
 Cervical training split (686 x 29), delta = 1e-5, k = floor(686/125) = 5 teachers.
 
 Per-implementation Laplace parameters (the lambda each preset calls lambda/lap_scale/noise_multiplier):
 updated 1e-3 (the configs override it), synthcity 1e-3, borealis 1e-4 and smartnoise 1e-3 (their
-defaults, implementations spec §4.6, §6.6, §7.6). Deviation from the paper's text ("lambda = 0.001 for
-all"): borealis keeps 1e-4 because that is what the authors ran (protocols G item 8).
+defaults, implementation notes §synthcity.defaults, §borealis.defaults, §smartnoise.defaults). Deviation from the paper's text ("lambda = 0.001 for
+all"): borealis keeps 1e-4 because that is what the authors ran (implementation notes §traces.losses).
 ``corrected`` keeps its preset default.
 
 Profiles only change run sizes (iteration caps and number of runs), never a code path
-(protocols F.2): ``smoke`` for CI, ``book`` for the 2-core book build, ``paper`` = C.1-C.3 exactly.
+(implementation notes §profiles.fast): ``smoke`` for CI, ``book`` for the 2-core book build, ``paper`` = implementation notes §traces.seen, §traces.losses, §traces.moments exactly.
 """
 from __future__ import annotations
 
@@ -37,13 +37,13 @@ __all__ = [
 
 TRACE_DATASET = "cervical_cancer"
 TRACE_DELTA = 1e-5
-TRACE_NUM_TEACHERS = 5  # floor(686 / 125), protocols spec §C ("teachers_ratio": 125)
+TRACE_NUM_TEACHERS = 5  # floor(686 / 125), implementation notes §traces.seen ("teachers_ratio": 125)
 TRACE_NUM_MOMENTS = 100  # L of the Fig. 4 config (cervical_cancer_moments.json)
 
-# lambda per preset as the authors ran §6.1 (protocols C.1, implementations §4.6/§6.6/§7.6)
+# lambda per preset as the authors ran §6.1 (implementation notes §traces.seen, §synthcity.defaults, §borealis.defaults, §smartnoise.defaults)
 TRACE_LAMBDAS: dict[str, float] = {"updated": 1e-3, "synthcity": 1e-3, "borealis": 1e-4, "smartnoise": 1e-3}
 
-# Fig. 3 / 11: the authors' teachers-loss script runs smartnoise at epsilon = 3 (protocols C.2, G item 8)
+# Fig. 3 / 11: the authors' teachers-loss script runs smartnoise at epsilon = 3 (implementation notes §traces.losses)
 LOSS_EPSILONS: dict[str, float] = {"smartnoise": 3.0}
 
 # Fig. 2 records all six (original/turing recorded, not plotted) + ours
@@ -53,7 +53,7 @@ LOSS_IMPLEMENTATIONS = ("updated", "synthcity", "borealis", "smartnoise", "corre
 # Fig. 4 panels: accountant formulas fed one smartnoise vote stream (+ ours); "paper" = Alg. 1 = updated
 MOMENT_ACCOUNTANTS = ("updated", "synthcity", "borealis", "smartnoise", "corrected")
 TABLE_ACCOUNTANTS = ("paper", "updated", "synthcity", "borealis", "smartnoise", "corrected")
-# Fig. 4 is drawn at lambda = 1 (what the authors ran, protocols C.3) and 1e-3 (where all formulas coincide)
+# Fig. 4 is drawn at lambda = 1 (what the authors ran, implementation notes §traces.moments) and 1e-3 (where all formulas coincide)
 MOMENT_LAMBDAS = (1.0, 1e-3)
 
 
@@ -83,9 +83,9 @@ class TraceProfile:
 TRACE_PROFILES: dict[str, TraceProfile] = {
     # CI: every code path, well under a minute on 2 cores
     "smoke": TraceProfile("smoke", seen_max_iter=10, loss_max_iter=10, loss_runs=2, moment_iterations=40),
-    # protocols F.2: Fig. 2 cap 200, Fig. 3/11 cap 200 with 3 seeds, Fig. 4 unchanged (1,000 iterations)
+    # implementation notes §profiles.fast: Fig. 2 cap 200, Fig. 3/11 cap 200 with 3 seeds, Fig. 4 unchanged (1,000 iterations)
     "book": TraceProfile("book", seen_max_iter=200, loss_max_iter=200, loss_runs=3, moment_iterations=1000),
-    # protocols C.1-C.3: cap 1,000, 10 runs for Fig. 11, 1,000 iterations for Fig. 4
+    # implementation notes §traces.seen, §traces.moments: cap 1,000, 10 runs for Fig. 11, 1,000 iterations for Fig. 4
     "paper": TraceProfile("paper", seen_max_iter=1000, loss_max_iter=1000, loss_runs=10, moment_iterations=1000),
 }
 

@@ -1,4 +1,4 @@
-"""Fig. 2: which training records each teacher saw (paper §6.1, protocols spec C.1).
+"""Fig. 2: which training records each teacher saw (paper §6.1, implementation notes §traces.seen).
 
 For teacher t with seen set S_t (every row it drew in a real mini-batch during training):
 
@@ -30,7 +30,7 @@ HAS_TEACHERS = {"updated": True, "synthcity": True, "borealis": True, "smartnois
 
 
 def seen_counts(teacher_rows: Sequence[set[int] | Sequence[int] | np.ndarray]) -> pd.DataFrame:
-    """Per teacher: ``only``, ``shared`` and ``seen`` (= only + shared) row counts (protocols C.1).
+    """Per teacher: ``only``, ``shared`` and ``seen`` (= only + shared) row counts (implementation notes §traces.seen).
 
     teacher_rows: one collection of row positions per teacher (duplicates inside one teacher's
     collection are counted once).

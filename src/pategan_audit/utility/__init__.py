@@ -1,4 +1,4 @@
-"""Utility benchmark of paper §5 and Appendix C (protocols spec B).
+"""Utility benchmark of paper §5 and Appendix C (implementation notes §utility.classifiers to §utility.setting-a).
 
 ``cells`` — frozen experiment configs, teacher rule, synthetic-table post-processing;
 ``run`` — train/sample/score one cell, cached, and grids in parallel;

@@ -1,12 +1,12 @@
 """Statistics of the utility benchmark, computed from tidy result tables (paper §5, App. C).
 
-* best-of-n (protocols spec B.4, verified against the authors' records): per classifier and
+* best-of-n (implementation notes §utility.best-of-n, verified against the authors' records): per classifier and
   metric the maximum over the n synthetic tables — AUROC and AUPRC maximised *separately* —
   then the plain mean over the classifiers;
-* mean ± standard error (Fig. 8, proposed definition, B.11): per table the classifier mean,
+* mean ± standard error (Fig. 8, proposed definition, implementation notes §utility.figures): per table the classifier mean,
   then mean and SE = sample std / sqrt(n) over the tables;
-* AUROC-Δ (B.10, asymmetric; Tables 1, 6, 12 and the "40.15 %" / "17.5 %" of §5);
-* the DPGAN count (B.9).
+* AUROC-Δ (implementation notes §utility.auroc-delta, asymmetric; Tables 1, 6, 12 and the "40.15 %" / "17.5 %" of §5);
+* the DPGAN count (implementation notes §utility.dpgan).
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def _check(df: pd.DataFrame, keys: Sequence[str]) -> None:
 
 
 def _synthetic(df: pd.DataFrame) -> pd.DataFrame:
-    """Drop the majority baseline (never part of the 12-average, B.2); reject it outside Setting A."""
+    """Drop the majority baseline (never part of the 12-average, implementation notes §utility.classifiers); reject it outside Setting A."""
     majority = df["classifier"] == MAJORITY
     if "implementation" in df.columns and (majority & (df["implementation"] != "real")).any():
         raise ValueError("majority-baseline rows in Setting-B results: the baseline belongs to Setting A only (B.2)")
@@ -51,7 +51,7 @@ def _synthetic(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def best_per_classifier(df: pd.DataFrame, *, keys: Sequence[str] = CELL_KEYS) -> pd.DataFrame:
-    """Per (keys, classifier): max AUROC and max AUPRC over the tables (B.4 step 4) and the
+    """Per (keys, classifier): max AUROC and max AUPRC over the tables (implementation notes §utility.best-of-n) and the
     number of tables ``n`` behind them. Tables of untrained models (NaN) are ignored."""
     keys = list(keys)
     _check(df, keys)
@@ -63,7 +63,7 @@ def best_per_classifier(df: pd.DataFrame, *, keys: Sequence[str] = CELL_KEYS) ->
 
 
 def best_of_n(df: pd.DataFrame, *, keys: Sequence[str] = CELL_KEYS) -> pd.DataFrame:
-    """The paper's utility number (B.4 step 5): mean over the classifiers of the per-classifier
+    """The paper's utility number (implementation notes §utility.best-of-n): mean over the classifiers of the per-classifier
     best. Columns: keys, ``auroc``, ``auprc``, ``n`` (tables), ``n_classifiers``. A cell whose
     models were all untrained gives NaN."""
     per = best_per_classifier(df, keys=keys)
@@ -75,7 +75,7 @@ def best_of_n(df: pd.DataFrame, *, keys: Sequence[str] = CELL_KEYS) -> pd.DataFr
 
 
 def mean_se(df: pd.DataFrame, *, keys: Sequence[str] = CELL_KEYS, metric: str = "auroc") -> pd.DataFrame:
-    """Fig. 8's statistic (B.11, proposed): per table the classifier mean of ``metric``, then the
+    """Fig. 8's statistic (implementation notes §utility.figures, proposed): per table the classifier mean of ``metric``, then the
     mean over tables and its standard error (sample std / sqrt(n); NaN for n = 1)."""
     if metric not in _METRICS:
         raise ValueError(f"metric must be 'auroc' or 'auprc', got {metric!r}")
@@ -90,7 +90,7 @@ def mean_se(df: pd.DataFrame, *, keys: Sequence[str] = CELL_KEYS, metric: str = 
 
 
 def setting_a_scores(df: pd.DataFrame) -> pd.DataFrame:
-    """Setting A per dataset (B.12): mean of the classifiers (majority excluded) and the
+    """Setting A per dataset (implementation notes §utility.setting-a): mean of the classifiers (majority excluded) and the
     majority baseline. Columns: dataset, auroc, auprc, n_classifiers, baseline_auroc, baseline_auprc."""
     _check(df, ("dataset",))
     real = df[df["implementation"] == "real"]
@@ -106,7 +106,7 @@ def setting_a_scores(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def auroc_delta(*, observed, reference, undefined: str = "raise"):
-    """AUROC-Δ of §5 / App. C as the paper computes it (protocols spec B.10, verified):
+    """AUROC-Δ of §5 / App. C as the paper computes it (implementation notes §utility.auroc-delta, verified):
 
     * observed < reference: (observed - reference) / (reference - 0.5)  (drop against the 0.5 baseline);
     * observed >= reference: (observed - reference) / reference          (gain relative to reference).
@@ -155,7 +155,7 @@ def mean_auroc_delta(*, observed: Sequence[float], reference: Sequence[float], u
 
 def dpgan_count(table4: pd.DataFrame, *, dpgan: Mapping[str, float]) -> int:
     """Number of Table 4 entries (rows = datasets, columns = implementations) strictly above the
-    DPGAN AUROC of [49] Table 2 for that dataset (B.9; the paper: 13 of 24)."""
+    DPGAN AUROC of [49] Table 2 for that dataset (implementation notes §utility.dpgan; the paper: 13 of 24)."""
     missing = [d for d in table4.index if d not in dpgan]
     if missing:
         raise ValueError(f"no DPGAN value for datasets {missing}; pass dpgan={{dataset: auroc}} for every row")

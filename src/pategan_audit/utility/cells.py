@@ -1,9 +1,9 @@
 """Experiment cells of the utility benchmark: frozen configs, the teacher rule, seeds, and the
-post-processing of synthetic tables (paper §5, App. C; protocols spec A.1, A.2, B.4, B.5).
+post-processing of synthetic tables (paper §5, App. C; implementation notes §data.split, §data.cleaning, §utility.best-of-n, §utility.settings).
 
 A *cell* is everything that determines one block of results: dataset (and its training
 subsample), implementation, ε, δ, teachers k, preset overrides, M models × S tables per model
-(B.4: n = M·S tables per cell), the iteration cap, the classifier knobs and the seed. Cells are
+(implementation notes §utility.best-of-n: n = M·S tables per cell), the iteration cap, the classifier knobs and the seed. Cells are
 frozen and made of plain values, so they hash into the result cache
 (:func:`pategan_audit.runner.cached`, namespace ``"utility"``).
 """
@@ -29,7 +29,7 @@ __all__ = [
     "variant_label",
 ]
 
-#: Training-split sizes of the paper's runs (protocols spec A.2; ISOLET = isolet1-4). Used to
+#: Training-split sizes of the paper's runs (implementation notes §data.cleaning; ISOLET = isolet1-4). Used to
 #: name teacher counts as the paper does (e.g. Table 11's "N/50" = 184 teachers on Epileptic).
 PAPER_TRAIN_SIZES: dict[str, int] = {
     "credit": 227_845,
@@ -41,12 +41,12 @@ PAPER_TRAIN_SIZES: dict[str, int] = {
 
 
 def teacher_ratio(dataset: str) -> int:
-    """Records per teacher in the utility benchmark: 5000 for Credit, 1000 otherwise (A.2)."""
+    """Records per teacher in the utility benchmark: 5000 for Credit, 1000 otherwise (implementation notes §data.cleaning)."""
     return 5000 if dataset == "credit" else 1000
 
 
 def teacher_count(*, n_train: int, ratio: int) -> int:
-    """The authors' teacher rule k = max(2, floor(N / ratio)) (protocols spec A.2, G.17).
+    """The authors' teacher rule k = max(2, floor(N / ratio)) (implementation notes §data.split).
 
     The clamp to 2 is not in the paper: it gives Cervical (N = 686) two teachers and Table 11's
     "N/5,000" column (9200 // 5000 = 1) two teachers.
@@ -77,18 +77,18 @@ def variant_label(overrides: tuple[tuple[str, Any], ...]) -> str:
 
 @dataclass(frozen=True)
 class UtilityCell:
-    """One Setting-B experiment cell (protocols spec B.4, B.5).
+    """One Setting-B experiment cell (implementation notes §utility.best-of-n, §utility.settings).
 
     dataset, implementation: names as in the paper (``pategan_audit.datasets.DATASETS``,
         ``pategan_audit.implementations.PRESETS``).
-    epsilon, delta: privacy target of every model (B.5: δ = 1e-5).
+    epsilon, delta: privacy target of every model (implementation notes §utility.settings: δ = 1e-5).
     num_teachers: k; None = the rule ``max(2, N // ratio)`` on the (subsampled) training split.
     overrides: preset settings passed to ``create`` (dict or pairs; stored sorted), e.g.
         ``{"conditional": True}`` (Table 6) or ``{"hyperparameters": "paper"}`` (Table 12).
-    n_models, n_tables: M generators, S synthetic tables from each (n = M·S, B.4).
-    max_iter: generator iteration cap (paper: 10,000, B.5).
+    n_models, n_tables: M generators, S synthetic tables from each (n = M·S, implementation notes §utility.best-of-n).
+    max_iter: generator iteration cap (paper: 10,000, implementation notes §utility.settings).
     subsample: stratified training subsample (seed 13) or None for the full split.
-    classifiers: the panel (the 12 of B.2; Fig. 10 uses LR and RF).
+    classifiers: the panel (the 12 of implementation notes §utility.classifiers; Fig. 10 uses LR and RF).
     mlp_max_iter, xgb_n_jobs: classifier speed knobs (:class:`ClassifierKnobs`).
     seed: master seed; model m uses ``derive_seed(seed, m)``.
     """
@@ -151,7 +151,7 @@ class UtilityCell:
 
 @dataclass(frozen=True)
 class SettingACell:
-    """Setting A of one dataset (protocols spec B.12): the classifiers (+ the majority
+    """Setting A of one dataset (implementation notes §utility.setting-a): the classifiers (+ the majority
     baseline) trained on the real training split and scored on the real test split."""
 
     dataset: str
@@ -177,7 +177,7 @@ class SettingACell:
 
 
 def to_training_dtypes(synth: pd.DataFrame, train: pd.DataFrame) -> pd.DataFrame:
-    """Put a synthetic table back into the training table's columns and dtypes (protocols A.1).
+    """Put a synthetic table back into the training table's columns and dtypes (implementation notes §data.postprocessing).
 
     Checks the table (every training column present, every value finite), then casts with the
     one dtype restorer, :func:`pategan_audit.components.scalers.restore_dtypes` (policy

@@ -1,8 +1,8 @@
 """Profiles of the utility benchmark and the experiment builders that turn a profile into cells.
 
-``paper`` is the full protocol (protocols spec B.4-B.8: all datasets, the ε grid, 10,000
+``paper`` is the full protocol (implementation notes §utility.best-of-n, §utility.paper-hyperparameters: all datasets, the ε grid, 10,000
 iterations, best-of-25 / best-of-9 exactly where the authors used them). ``book`` is the fast
-profile of protocols spec F.2, extended to cover every table and figure of §5/App. C on a 2-core
+profile of implementation notes §profiles.fast, extended to cover every table and figure of §5/App. C on a 2-core
 machine; ``large`` is the archived run of :mod:`pategan_audit.archive` (Table 4 and Setting A on
 Cervical and Epileptic at ε = 1 only, as large as a 2-core session allows); ``smoke`` exercises every code path in about a minute (CI). Every knob a profile
 changes (iteration cap, training subsample, M x S, classifier knobs) is a field of the cells it
@@ -13,13 +13,13 @@ Experiments (one builder each; the notebook runs their union through ``run_cells
 ===========================  ==========================================  =====================
 builder                      paper item                                  protocol
 ===========================  ==========================================  =====================
-``main_cells``               Tables 1, 4, 5, 8, 9, 10; DPGAN count        B.4, B.5, B.9, B.10
-``epsilon_sweep_cells``      Figs. 1, 8, 9 (Epileptic), 6, 7 (Credit)    B.4, B.11
-``teacher_sweep_cells``      Table 11                                    B.6
-``conditional_cells``        Table 6                                     B.7
-``hyperparameter_cells``     Table 12                                    B.8
-``mnist_cells``              Fig. 10                                     E.2 (two classifiers)
-``setting_a_cells``          Table 7 AUROC/AUPRC, captions               B.12
+``main_cells``               Tables 1, 4, 5, 8, 9, 10; DPGAN count        implementation notes §utility.best-of-n, §utility.settings, §utility.dpgan, §utility.auroc-delta
+``epsilon_sweep_cells``      Figs. 1, 8, 9 (Epileptic), 6, 7 (Credit)    implementation notes §utility.best-of-n, §utility.figures
+``teacher_sweep_cells``      Table 11                                    implementation notes §utility.teacher-sweep
+``conditional_cells``        Table 6                                     implementation notes §utility.conditional
+``hyperparameter_cells``     Table 12                                    implementation notes §utility.paper-hyperparameters
+``mnist_cells``              Fig. 10                                     implementation notes §utility.figures (two classifiers)
+``setting_a_cells``          Table 7 AUROC/AUPRC, captions               implementation notes §utility.setting-a
 ===========================  ==========================================  =====================
 """
 from __future__ import annotations
@@ -48,8 +48,8 @@ __all__ = [
 ]
 
 PAPER_IMPLEMENTATIONS = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise")
-TEACHER_SWEEP_IMPLEMENTATIONS = ("updated", "synthcity", "borealis", "smartnoise")  # B.6
-EPSILON_GRID = (0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0, 50.0)  # B.5
+TEACHER_SWEEP_IMPLEMENTATIONS = ("updated", "synthcity", "borealis", "smartnoise")  # implementation notes §utility.teacher-sweep
+EPSILON_GRID = (0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0, 50.0)  # implementation notes §utility.settings
 MAIN_EPSILON = 1.0  # the paper's ε of Tables 4-12
 PAPER_DATASETS = ("credit", "cervical_cancer", "isolet", "epileptic_seizure")  # Table 4 row order
 
@@ -62,10 +62,10 @@ class UtilityProfile:
     subsample: training rows per dataset (None = full split; stratified, seed 13).
     max_iter: generator iteration cap (paper 10,000).
     max_iter_by_dataset: per-dataset caps overriding ``max_iter`` (fast profiles: wide ISOLET).
-    main_tables: (M, S) per dataset at the main ε (B.4: 5 x 5, Credit 3 x 3).
-    sweep_tables: (M, S) for every other sweep point (B.4: 3 x 3).
+    main_tables: (M, S) per dataset at the main ε (implementation notes §utility.best-of-n: 5 x 5, Credit 3 x 3).
+    sweep_tables: (M, S) for every other sweep point (implementation notes §utility.best-of-n: 3 x 3).
     sweep_epsilons: ε values per dataset of the ε-sweep figures.
-    teacher_ratios, teacher_tables, teacher_max_iter: Table 11 (B.6); k from the paper's N.
+    teacher_ratios, teacher_tables, teacher_max_iter: Table 11 (implementation notes §utility.teacher-sweep); k from the paper's N.
     conditional_datasets, hyperparameter_datasets, hyperparameter_tables: Tables 6 and 12.
     mnist: None (Fig. 10 skipped) or dict(subsample, epsilons, tables, max_iter).
     setting_a: per dataset (subsample, classifiers) for Setting A.
@@ -227,7 +227,7 @@ def main_cells(profile, *, epsilon: float = MAIN_EPSILON, implementations=PAPER_
 
 def epsilon_sweep_cells(profile, *, dataset: str, implementations=PAPER_IMPLEMENTATIONS, seed: int = 0):
     """Figs. 1, 8, 9 (Epileptic) and 6, 7 (Credit): the ε grid; the ε = 1 point uses the main
-    run's M x S (as the authors: best-of-25 at ε = 1 for Epileptic, 9 elsewhere; B.4)."""
+    run's M x S (as the authors: best-of-25 at ε = 1 for Epileptic, 9 elsewhere; implementation notes §utility.best-of-n)."""
     p = get_profile(profile)
     eps_values = p.sweep_epsilons.get(dataset, ())
     return [
@@ -242,7 +242,7 @@ def teacher_sweep_k(ratio: int, *, dataset: str = "epileptic_seizure") -> int:
 
 
 def teacher_sweep_cells(profile, *, implementations=TEACHER_SWEEP_IMPLEMENTATIONS, seed: int = 0):
-    """Table 11 (B.6): Epileptic, ε = 1, k from each ratio, the sweep's own M x S."""
+    """Table 11 (implementation notes §utility.teacher-sweep): Epileptic, ε = 1, k from each ratio, the sweep's own M x S."""
     p = get_profile(profile)
     if "epileptic_seizure" not in p.datasets:
         return []
@@ -254,7 +254,7 @@ def teacher_sweep_cells(profile, *, implementations=TEACHER_SWEEP_IMPLEMENTATION
 
 
 def conditional_cells(profile, *, datasets=None, seed: int = 0):
-    """Table 6 (B.7): original in its released conditional mode (the non-conditional column is
+    """Table 6 (implementation notes §utility.conditional): original in its released conditional mode (the non-conditional column is
     the main run)."""
     p = get_profile(profile)
     return [
@@ -264,7 +264,7 @@ def conditional_cells(profile, *, datasets=None, seed: int = 0):
 
 
 def hyperparameter_cells(profile, *, implementations=PAPER_IMPLEMENTATIONS, datasets=None, seed: int = 0):
-    """Table 12 (B.8): every implementation with [49]'s hyperparameters (P); D = main run."""
+    """Table 12 (implementation notes §utility.paper-hyperparameters): every implementation with [49]'s hyperparameters (P); D = main run."""
     p = get_profile(profile)
     return [
         _cell(p, d, impl, MAIN_EPSILON, p.hyperparameter_tables.get(d, p.tables_for(d)), seed,
@@ -288,7 +288,7 @@ def mnist_cells(profile, *, implementations=PAPER_IMPLEMENTATIONS, seed: int = 0
 
 
 def setting_a_cells(profile, *, datasets=None, seed: int = 0):
-    """Setting A (B.12) per dataset with the profile's subsample and classifier panel."""
+    """Setting A (implementation notes §utility.setting-a) per dataset with the profile's subsample and classifier panel."""
     p = get_profile(profile)
     names = tuple(p.setting_a) if datasets is None else tuple(d for d in datasets if d in p.setting_a)
     return [

@@ -1,14 +1,13 @@
 """Running utility cells: train M generators, draw S tables from each, score the classifier
-panel on the real test split, and return a tidy table (paper §5, App. C; protocols spec B.1,
-B.4, B.12, H).
+panel on the real test split, and return a tidy table (paper §5, App. C; implementation notes §utility.setting-a, §utility.best-of-n, §records.schema).
 
-Tidy schema (protocols spec H), one row per (model, table, classifier):
+Tidy schema (implementation notes §records.schema), one row per (model, table, classifier):
 ``cell`` (a short hash of the cell's config: one best-of-n number per cell), ``dataset, implementation, epsilon, delta, num_teachers, variant, model, table, classifier,
 auroc, auprc, status, single_class, iterations, fit_seconds, n_train`` plus the cell's knobs
 (``max_iter, subsample, mlp_max_iter, xgb_n_jobs, n_models, n_tables, seed``). Setting A rows
 have implementation ``"real"``, ε/δ/k missing, model = table = -1, and are the only rows that may
 hold the ``majority`` baseline. A model whose training was refused because ε is below its
-accountant's floor (smartnoise, B.5) gives rows with status ``"not_trained"`` and NaN scores.
+accountant's floor (smartnoise, implementation notes §utility.settings) gives rows with status ``"not_trained"`` and NaN scores.
 """
 from __future__ import annotations
 
@@ -65,7 +64,7 @@ def _default_factory(cell: UtilityCell, k: int, data: Any) -> PresetFactory:
 
 
 def _below_accountant_floor(generator: Any, epsilon: float) -> bool:
-    """True when ε < log(1/δ)/L, the moments accountant's value before any query (B.5): the
+    """True when ε < log(1/δ)/L, the moments accountant's value before any query (implementation notes §utility.settings): the
     only case in which a failed fit is recorded instead of raised (smartnoise refuses to train)."""
     config = getattr(generator, "config", None)
     moments = getattr(config, "num_moments", None)
@@ -89,7 +88,7 @@ def _knob_columns(cell: UtilityCell | SettingACell) -> dict[str, Any]:
 
 
 def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callable[[int], Any] | None = None) -> pd.DataFrame:
-    """Setting B for one cell, uncached (protocols spec B.4 steps 1-3).
+    """Setting B for one cell, uncached (implementation notes §utility.best-of-n steps 1-3).
 
     data: an object with ``train``, ``test``, ``label`` (default: ``load_dataset``).
     make_generator: ``seed -> unfitted generator`` (default: ``implementations.create`` with the
@@ -97,10 +96,10 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
         ``n_models`` generators in one ``implementations.fit_many`` call, each model's
         ``fit_seconds`` being that call's wall time / ``n_models``).
     Each synthetic table has as many rows as the training split and is cast back to its dtypes
-    (A.1) before the classifiers see it. Model m is seeded ``derive_seed(seed, m)`` whatever the
+    (implementation notes §data.split) before the classifiers see it. Model m is seeded ``derive_seed(seed, m)`` whatever the
     implementation or ε (common random numbers across the cells of one sweep); table s of model m
     with ``derive_seed(seed, m, s, 1)``, its classifier panel with ``derive_seed(seed, m, s, 2)``.
-    Deviation: the authors seed one global stream with 13 and nothing else (protocols spec A.1).
+    Deviation: the authors seed one global stream with 13 and nothing else (implementation notes §data.split).
     """
     if not isinstance(cell, UtilityCell):
         raise ValueError(f"evaluate_cell takes a UtilityCell, got {type(cell).__name__}")
@@ -170,7 +169,7 @@ def _fitted(make: Callable[[int], Any], seeds: list[int], train: pd.DataFrame, l
 
 
 def evaluate_setting_a(cell: SettingACell, *, data: Any = None) -> pd.DataFrame:
-    """Setting A for one dataset, uncached (protocols spec B.1, B.12)."""
+    """Setting A for one dataset, uncached (implementation notes §utility.setting-a)."""
     if not isinstance(cell, SettingACell):
         raise ValueError(f"evaluate_setting_a takes a SettingACell, got {type(cell).__name__}")
     data = data if data is not None else load_dataset(cell.dataset, cell.subsample)

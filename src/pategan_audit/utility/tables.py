@@ -1,5 +1,5 @@
 """Shape utility results into the paper's printed layouts and put them beside its numbers
-(Tables 1, 4-12 and the series of Figs. 1, 6-10; protocols spec E.1, E.2).
+(Tables 1, 4-12 and the series of Figs. 1, 6-10; implementation notes §utility.best-of-n, §utility.figures).
 
 Every function takes tidy results (``run_cells`` output, or its ``best_of_n``/``mean_se``
 aggregate) and returns a DataFrame; none computes anything beyond arrangement and the
@@ -40,7 +40,7 @@ def select(results: pd.DataFrame, cells: Iterable[UtilityCell | SettingACell]) -
 def dataset_by_implementation(
     results: pd.DataFrame, *, metric: str = "auroc", datasets: Sequence[str], implementations: Sequence[str]
 ) -> pd.DataFrame:
-    """Table 4 layout: rows = datasets, columns = implementations, best-of-n mean (B.4)."""
+    """Table 4 layout: rows = datasets, columns = implementations, best-of-n mean (implementation notes §utility.best-of-n)."""
     best = best_of_n(results)
     wide = best.pivot_table(index="dataset", columns="implementation", values=metric, aggfunc="first", dropna=False)
     return wide.reindex(index=list(datasets), columns=list(implementations)).rename_axis(index=None, columns=None)
@@ -51,7 +51,7 @@ def classifier_by_implementation(
     average_row: str = "average",
 ) -> pd.DataFrame:
     """Tables 5, 8, 9, 10 layout for one dataset: rows = classifiers (+ the average), columns =
-    implementations; each entry the per-classifier best over the cell's tables (B.4 step 4)."""
+    implementations; each entry the per-classifier best over the cell's tables (implementation notes §utility.best-of-n)."""
     per = best_per_classifier(results)
     wide = per.pivot_table(index="classifier", columns="implementation", values=metric, aggfunc="first", dropna=False)
     wide = wide.reindex(index=list(classifiers), columns=list(implementations))
@@ -73,7 +73,7 @@ def side_by_side(ours: pd.DataFrame, paper: pd.DataFrame, *, labels: tuple[str, 
 
 
 def delta_row(table: pd.DataFrame, reference: pd.Series | pd.DataFrame) -> pd.Series:
-    """AUROC-Δ in % per column (B.10): mean over the rows (datasets) of Δ(entry, reference).
+    """AUROC-Δ in % per column (implementation notes §utility.auroc-delta): mean over the rows (datasets) of Δ(entry, reference).
 
     ``reference`` is a Series indexed like the rows (Tables 1, 6: [49]'s values) or a frame
     shaped like ``table`` (Table 12: the D column of each implementation). Rows with no

@@ -6,12 +6,12 @@ builder returns, in the page's order.
 module           builders                                                             paper
 ===============  ===================================================================  ==========================
 ``context``      ``start_page``, ``profile_summary``                                  (every knob)
-``limits``       ``profile_limits``                                                   ceilings (D.6, F.3)
+``limits``       ``profile_limits``                                                   ceilings (implementation notes §audit.ceiling)
 ``calibration``  ``calibration``                                                      (beyond the paper)
-``targets``      ``target_selection``                                                 GroundHog target (D.3)
+``targets``      ``target_selection``                                                 GroundHog target (implementation notes §audit.groundhog)
 ``figure5``      ``figure5``, ``figure5_table``, ``figure12``, ``null_floor``         Figures 5, 12
 ``paper_scale``  ``figure5_large``, ``figure12_large``, ``channels_large``            Figures 5, 12 (archives)
-``channels``     ``channels``                                                         side channels (D.9)
+``channels``     ``channels``                                                         side channels (implementation notes §audit.channels)
 ``diagnostics``  ``synthcity_categories``, ``released_rows``                          (beyond the paper)
 ``corrected``    ``corrected``                                                        §7's fixes
 ``ablation``     ``ablation``, ``coincidences``                                       Table 2's violations

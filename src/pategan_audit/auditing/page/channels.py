@@ -1,4 +1,4 @@
-"""Leakage channels at the page's profile (protocols spec D.9; beyond ``ganev2025elusive``
+"""Leakage channels at the page's profile (implementation notes §audit.channels; beyond ``ganev2025elusive``
 §6.2): the paper's game, then the same output size in both worlds, then the bounds fixed in
 advance too (:func:`pategan_audit.auditing.channel_table`), as a figure, tables and one
 sentence per preset and attack.

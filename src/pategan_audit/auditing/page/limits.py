@@ -1,4 +1,4 @@
-"""What a profile can show (``ganev2025elusive`` §6.2, protocols spec D.6, F.3): the ceiling of
+"""What a profile can show (``ganev2025elusive`` §6.2, implementation notes §audit.ceiling): the ceiling of
 ε_emp that a perfect attack reaches with each profile's test outputs, and the perfect test
 outputs per world that a target ε_emp needs.
 """

@@ -1,4 +1,4 @@
-"""Choosing the GroundHog target (``ganev2025elusive`` §6.2, protocols spec D.3): the rows of
+"""Choosing the GroundHog target (``ganev2025elusive`` §6.2, implementation notes §audit.target): the rows of
 the Cervical training split ranked by their distance to their 5 nearest neighbours beside the
 authors' ranking, then the mini-MIAs on the most isolated candidates
 (:func:`pategan_audit.auditing.select_target`).

@@ -37,7 +37,7 @@ def last_iteration(page: TracesPage) -> pd.DataFrame:
 
 
 def first_moment(page: TracesPage) -> pd.DataFrame:
-    """e(1) after the last iteration per accountant and λ, beside the paper's and the spec's check."""
+    """e(1) after the last iteration per accountant and λ, beside the paper's values and our unanimous-vote check."""
     last = last_iteration(page)
     e1 = last[last.moment == 1].pivot_table(index="accountant", columns="lam", values="epsilon")
     e1.columns = [f"e(1) at iteration {page.profile.moment_iterations}, λ = {c:g}" for c in e1.columns]

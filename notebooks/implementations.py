@@ -150,6 +150,16 @@ sec.table(page.eps_hat_64_queries(), "eps_hat_64_queries")
 sec.table(page.gaussian_sigma(sec.eps), "gaussian_sigma")
 
 # %% [markdown]
+# ## Table 13: the issues the authors opened upstream
+#
+# The paper (App. D) lists the issues its authors opened on the implementations' repositories to
+# report what they found, per implementation and category (the violation catalogue above has the
+# details). The table is the paper's list, with each issue's address.
+
+# %% tags=["hide-input"]
+sec.table(page.table13(), "table13")
+
+# %% [markdown]
 # ## Scorecard entries of this page
 #
 # Table 7's dataset counts as computed here (the Setting A columns are computed on the utility page).

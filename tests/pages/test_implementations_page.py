@@ -131,3 +131,12 @@ def test_scorecard_rows_on_a_fabricated_table7():
     assert rows[0] == {"table": "table7", "row": "cervical_cancer", "column": "N", "ours": 858.0,
                        "runs": "no training (bundled data)"}
     assert all(isinstance(r["ours"], float) for r in rows)
+
+
+def test_table13_lists_each_printed_issue_with_its_address():
+    from pategan_audit import reference
+
+    t = page.table13()
+    assert len(t) == len(reference.table13())
+    assert (t["address"].str.match(r"https://github\.com/[^/]+/[^/]+/issues/\d+$")).all()
+    assert "https://github.com/vanderschaarlab/synthcity/issues/275" in set(t["address"])

@@ -18,7 +18,7 @@ from .. import accounting, datasets, reference
 __all__ = [
     "TABLE7_DATASETS", "LAMBDAS", "table7", "table3_datasets", "describe_presets", "table3_generated",
     "table3_paper_flagged", "violation_switches", "table2_generated", "violation_count", "switches_table",
-    "accountant_table", "largest_disagreement", "eps_hat_64_queries", "gaussian_sigma", "scorecard_rows",
+    "accountant_table", "largest_disagreement", "eps_hat_64_queries", "gaussian_sigma", "scorecard_rows", "table13",
 ]
 
 TABLE7_DATASETS = ("credit", "cervical_cancer", "isolet", "epileptic_seizure", "mnist")
@@ -206,3 +206,16 @@ def scorecard_rows(t7: pd.DataFrame) -> list[dict]:
          "runs": "no training (bundled data)"}
         for ds_name in t7.index for col, ours_col in _TABLE7_COLUMNS.items()
     ]
+
+
+def table13() -> pd.DataFrame:
+    """Table 13 of ``ganev2025elusive`` (App. D): the issues the authors opened on the upstream
+    repositories, one row per issue (implementation, category as printed) with its address."""
+    from .. import reference
+
+    t = reference.table13()
+    repo = t["issue"].str.split("#").str[0]
+    number = t["issue"].str.split("#").str[1]
+    out = t[["implementation", "category", "issue"]].copy()
+    out["address"] = "https://github.com/" + repo + "/issues/" + number
+    return out.set_index(["implementation", "category"])

@@ -88,7 +88,11 @@ def test_audit_archive_bounds_follow_from_its_counts(name):
     assert set(rec["implementation"]) == {"original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected"}
     assert (rec["n_per_world"] == prof.n_per_world).all() and (rec["n_test"] == prof.split[2]).all()
     assert a.meta["ceiling_clopper_pearson"] == pytest.approx(prof.ceiling("clopper_pearson"))
-    channel = a.meta.get("channel", "paper")  # the first archive predates the meta field: its settings say "paper"
+    # the meta names its channel(s): "channels" (a list) since session 4, "channel" before; the
+    # first archive had neither (its settings say "paper")
+    channels = a.meta.get("channels") or [a.meta.get("channel", "paper")]
+    assert len(channels) == 1
+    channel = channels[0]
     assert {s["channel"] for s in a.meta["settings"]} == {channel}
     assert (rec["channel"] == channel).all() and (rec["attack"] == "querybased").all()
     for _, r in rec.iterrows():

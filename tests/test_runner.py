@@ -163,8 +163,8 @@ def test_dask_scheduler_address_connects_for_the_call():
 # -- RunOptions: how a computation runs, one frozen value ------------------------------------------
 
 def test_run_options_are_frozen_and_validated():
-    opts = runner.RunOptions(n_jobs=2, backend="loky", cache_dir=Path("/tmp/x"), progress="cells")
-    assert opts.cache_dir == "/tmp/x" and opts.label("default") == "cells"
+    opts = runner.RunOptions(n_jobs=2, backend="loky", cache_dir=Path("cache") / "x", progress="cells")
+    assert opts.cache_dir == str(Path("cache") / "x") and opts.label("default") == "cells"
     with pytest.raises(Exception):
         opts.n_jobs = 3  # frozen
     assert runner.RunOptions(progress=True).label("shadow models") == "shadow models"

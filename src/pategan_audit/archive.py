@@ -245,14 +245,19 @@ def _calibration(profile_name: str, n_jobs: int | None, backend: str | None) -> 
 
     profile = get_profile(profile_name)
     records = A.run_calibration(profile, n_jobs=n_jobs, backend=backend)
+    return records, _calibration_meta(profile, records, ["implementation", "channel"],
+                                      ", 3 reference generators x (paper, fixed_size) channel")
+
+
+def _calibration_meta(profile, records: pd.DataFrame, run_keys: list[str], what: str) -> dict:
+    """Meta of a calibration archive: the profile, what ran, the ceilings and the core seconds
+    (one ``train_seconds`` per run, a run being one combination of ``run_keys``)."""
     n_train, n_valid, n_test = profile.split
-    core = float(records.groupby(["implementation", "channel"])["train_seconds"].first().sum())
-    meta = {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
-            "runs": (f"{profile.n_per_world:,} outputs per world ({n_train}/{n_valid}/{n_test} train/validation/test), "
-                     "3 reference generators x (paper, fixed_size) channel"),
+    return {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
+            "runs": f"{profile.n_per_world:,} outputs per world ({n_train}/{n_valid}/{n_test} train/validation/test){what}",
             "ceiling_clopper_pearson": profile.ceiling("clopper_pearson"),
-            "ceiling_bayesian": profile.ceiling("bayesian"), "core_seconds_measured": core}
-    return records, meta
+            "ceiling_bayesian": profile.ceiling("bayesian"),
+            "core_seconds_measured": float(records.groupby(run_keys)["train_seconds"].first().sum())}
 
 
 GNMAX_DATASETS = ("cervical_cancer", "epileptic_seizure", "isolet", "credit")
@@ -344,14 +349,8 @@ def _calibration_channels(profile_name: str, n_jobs: int | None, backend: str | 
                                n_jobs=n_jobs, backend=backend, desc=f"calibration {attack}/{name}/{channel}")
         rows.extend({"attack": attack, "implementation": name, "channel": channel, **r} for r in recs)
     records = pd.DataFrame(rows)
-    n_train, n_valid, n_test = profile.split
-    core = float(records.groupby(["attack", "implementation", "channel"])["train_seconds"].first().sum())
-    meta = {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
-            "runs": (f"{profile.n_per_world:,} outputs per world ({n_train}/{n_valid}/{n_test} train/validation/test); "
-                     "GroundHog x 3 reference generators, Querybased x bounds-only x (paper, fixed_size)"),
-            "ceiling_clopper_pearson": profile.ceiling("clopper_pearson"),
-            "ceiling_bayesian": profile.ceiling("bayesian"), "core_seconds_measured": core}
-    return records, meta
+    return records, _calibration_meta(profile, records, ["attack", "implementation", "channel"],
+                                      "; GroundHog x 3 reference generators, Querybased x bounds-only x (paper, fixed_size)")
 
 
 def _audit_querybased(channel: str) -> Callable[..., tuple[pd.DataFrame, dict]]:

@@ -95,6 +95,18 @@ sec.table(page.table3_paper_flagged(), "table3_paper_flagged")
 # Cervical). The `corrected` column uses the [49] architecture (1-layer teachers, 3-layer
 # student, generator {d, d/2, d}).
 #
+# ### The [49] column, as each preset applies it
+#
+# `hyperparameters="paper"` switches a preset to the [49] column of Table 3 as far as its
+# structure allows (the utility page's Table 12 runs it). What that changes differs per preset;
+# this table is the one the presets read (`pategan_audit.implementations.hyperparameters`), and
+# "(own)" marks a value the preset keeps. Every preset also takes the [49] layer sizes: 1-layer
+# teachers, student {d, d, 1}, generator {d, d/2, d}.
+
+# %% tags=["hide-input"]
+sec.table(page.paper_hyperparameters(), "paper_hyperparameters")
+
+# %% [markdown]
 # ## Table 2: violations and bugs, generated from the presets' switches
 #
 # Every violation (V1–V19) and bug (B1–B5) is a named switch of its preset. A tick below means:

@@ -22,7 +22,7 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["REDUCTIONS", "derive_seed"]
+__all__ = ["REDUCTIONS", "derive_seed", "training_streams", "torch_generator"]
 
 Reduction = Literal["mod31", "shift31", "u32"]
 REDUCTIONS: tuple[str, ...] = ("mod31", "shift31", "u32")
@@ -39,3 +39,18 @@ def derive_seed(*parts: int, reduce: Reduction = "mod31") -> int:
     if reduce == "u32":
         return word
     raise ValueError(f"unknown seed reduction {reduce!r}; use one of {REDUCTIONS}")
+
+
+def training_streams(entropy: int | list[int] | None, count: int) -> list[np.random.SeedSequence]:
+    """``count`` independent streams of one fit, spawned from ``SeedSequence(entropy)``; ``None``
+    draws fresh OS entropy. Both training engines take their streams here (the PATE engine: init,
+    training draws, vote noise, partitions, DP bounds noise from the config seed; the WGAN loop of
+    original/turing: init, training draws, partitions from ``[seed, 2019]``)."""
+    return list(np.random.SeedSequence(entropy).spawn(int(count)))
+
+
+def torch_generator(stream: np.random.SeedSequence):
+    """A ``torch.Generator`` seeded with the stream's first 64-bit word shifted to 63 bits."""
+    import torch
+
+    return torch.Generator().manual_seed(int(stream.generate_state(1, np.uint64)[0] >> np.uint64(1)))

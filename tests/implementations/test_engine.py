@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from pategan_audit.implementations import create
-from pategan_audit.implementations.engine import training_threads
+from pategan_audit.implementations.base import training_threads
 
 from .conftest import toy_bounds
 

@@ -23,6 +23,7 @@ network exactly.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Sequence
 
 import torch
@@ -33,6 +34,7 @@ __all__ = [
     "activation",
     "BatchedLinear",
     "BatchedMLP",
+    "Mlp",
     "dropout",
     "adam",
 ]
@@ -210,3 +212,32 @@ class BatchedMLP(nn.Module):
     def single(self, x: torch.Tensor) -> torch.Tensor:
         """Forward pass of a one-model MLP: ``[n, in] -> [n, out]``."""
         return self(x)[0]
+
+
+class Mlp(nn.Module):
+    """One dense network of ``nn.Linear`` layers (original and turing's WGAN generator and critic,
+    implementation notes §original.architecture): ``hidden`` (an :func:`activation` name) after
+    every hidden layer, ``output`` after the last; He-normal weights ``N(0, 2/fan_in)`` and zero
+    biases (TF "xavier_init"), drawn layer by layer from ``generator``. Works with an input width
+    of 0 (original/turing with d < 4: the output comes from the biases only).
+
+    Kept beside :class:`BatchedMLP` rather than replaced by a one-model one: its ``[out, in]``
+    weight draws and plain matrix products fix the archived original/turing runs bit for bit;
+    the replica axis stacks it (``replicas.wgan.StackedMlp``)."""
+
+    def __init__(self, sizes: Sequence[int], hidden: str, output: str, *, generator: torch.Generator):
+        super().__init__()
+        layers: list[nn.Module] = []
+        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+            with warnings.catch_warnings():  # nn.Linear(0, b) warns that its default init is a no-op
+                warnings.simplefilter("ignore", UserWarning)
+                lin = nn.Linear(a, b)
+            with torch.no_grad():
+                if a > 0:
+                    lin.weight.normal_(0.0, math.sqrt(2.0 / a), generator=generator)
+                lin.bias.zero_()
+            layers += [lin, activation(hidden if i < len(sizes) - 2 else output)]
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)

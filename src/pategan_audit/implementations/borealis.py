@@ -33,7 +33,8 @@ from ..components.partition import BlockSampler, contiguous_blocks
 from ..components.scalers import MinMaxScaler, restore_dtypes
 from ..components.teachers import NeuralTeachers
 from .engine import PateConfig
-from .neural_loop import NeuralPateGenerator, paper_sizes
+from .hyperparameters import paper_setting, paper_sizes
+from .neural_loop import NeuralPateGenerator
 
 __all__ = ["BorealisConfig", "Borealis", "RELEASED_OVERRIDES"]
 
@@ -93,10 +94,11 @@ class Borealis(NeuralPateGenerator):
         cond = int(cfg.conditional)
         hidden = max(1, d_x // 2)  # upstream int(d_x / 2); 0 would crash, deviation: at least 1
         init = dict(weight_init="xavier_uniform", bias_init=0.01, generator=self.init_gen)
-        if cfg.hyperparameters == "paper":
+        paper = paper_setting(self.name, cfg)
+        if paper is not None:
             sizes = paper_sizes(latent_dim=z_dim + cond, width=D)
             gen_sizes = sizes["generator"][:-1] + [D - cond]
-            teacher_sizes, student_sizes, g_out = sizes["teacher"], sizes["student"], "sigmoid"
+            teacher_sizes, student_sizes, g_out = sizes["teacher"], sizes["student"], paper.generator_output
         else:
             gen_sizes = [z_dim + cond, 2 * z_dim, D - cond]
             teacher_sizes = student_sizes = [D, hidden, 1]

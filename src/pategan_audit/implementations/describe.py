@@ -13,6 +13,7 @@ import torch
 from torch import nn
 
 from .base import BaseGenerator
+from .teacher_phase import NeuralRounds
 
 __all__ = ["describe", "linear_widths"]
 
@@ -70,6 +71,23 @@ def _teacher_kind(teachers: Any) -> str:
     return "{" + ", ".join(map(str, widths)) + "}" if widths else name
 
 
+def _teacher_rounds(model: BaseGenerator) -> Any:
+    """n_T as the fit ran it: the rounds of its neural teacher phase (the "paper" row included,
+    :mod:`.hyperparameters`), else the config's ``teacher_iters``."""
+    phase = getattr(model, "teacher_phase_", None)
+    if isinstance(phase, NeuralRounds):
+        return phase.rounds
+    return getattr(model.config, "teacher_iters", "–")
+
+
+def _student_rounds(model: BaseGenerator) -> Any:
+    """n_S as the fit ran it (updated's "paper" row sets 5)."""
+    cfg = model.config
+    if hasattr(model, "_n_student"):
+        return model._n_student()
+    return getattr(cfg, "student_iters", getattr(cfg, "generator_n_iter", "–"))
+
+
 def describe(model: BaseGenerator) -> dict[str, Any]:
     """Table 3's rows for one fitted model (values at the data width it was fitted on)."""
     if not model.fitted_:
@@ -93,8 +111,8 @@ def describe(model: BaseGenerator) -> dict[str, Any]:
         "Optimizer (generator)": _optimiser(_first(model, _OPT_GENERATOR)),
         "Batch size": getattr(model, "batch_size_", getattr(cfg, "batch_size", None)),
         "Max iterations": getattr(model, "max_iter_", getattr(cfg, "max_iter", None)),
-        "Teacher iterations": getattr(cfg, "teacher_iters", "–") if uses_pate else "–",
-        "Student iterations": getattr(cfg, "student_iters", getattr(cfg, "generator_n_iter", "–")),
+        "Teacher iterations": _teacher_rounds(model) if uses_pate else "–",
+        "Student iterations": _student_rounds(model),
         "Teacher layers": _teacher_kind(teachers),
         "Student layers": "{" + ", ".join(map(str, s_widths)) + "}",
         "Noise dimension": z_dim,

@@ -21,10 +21,8 @@ gives the same model and the DP noise stream is never a constant (implementation
 """
 from __future__ import annotations
 
-import contextlib
-import os
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterator, Sequence
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 import pandas as pd
@@ -33,7 +31,8 @@ import torch
 from ..accounting import MomentsAccountant
 from ..accounting.formulas import KINDS
 from ..components.votes import MECHANISMS, aggregate
-from .base import BaseConfig, BaseGenerator, validate_privacy, validate_seed
+from ..seeds import torch_generator, training_streams
+from .base import BaseConfig, BaseGenerator, training_threads, validate_privacy, validate_seed
 
 __all__ = ["PateConfig", "PateGenerator", "HYPERPARAMETERS", "STOPPING_RULES", "training_threads"]
 
@@ -94,31 +93,6 @@ class PateConfig(BaseConfig):
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
         if self.accountant not in KINDS:
             raise ValueError(f"accountant must be one of {KINDS}, got {self.accountant!r}")
-
-
-@contextlib.contextmanager
-def training_threads() -> Iterator[None]:
-    """Run training with ``$PATEGAN_AUDIT_TRAIN_THREADS`` torch threads (default 1).
-
-    The networks are tiny (widths of tens to hundreds): an intra-op thread pool only adds
-    synchronisation (measured: a [5, 64, 29] batched matmul takes 13 µs on one thread and up to
-    0.9 ms on two busy cores). Parallelism belongs across models (``runner.parallel_map``)."""
-    wanted = int(os.environ.get("PATEGAN_AUDIT_TRAIN_THREADS", "1"))
-    before = torch.get_num_threads()
-    if wanted != before:
-        torch.set_num_threads(wanted)
-    try:
-        from threadpoolctl import threadpool_limits  # BLAS/OpenMP of numpy and scikit-learn (encoders)
-
-        limits = threadpool_limits(wanted)
-    except Exception:  # pragma: no cover - threadpoolctl ships with scikit-learn
-        limits = contextlib.nullcontext()
-    try:
-        with limits:
-            yield
-    finally:
-        if torch.get_num_threads() != before:
-            torch.set_num_threads(before)
 
 
 def _positive_int(value: Any, name: str) -> None:
@@ -191,13 +165,8 @@ class PateGenerator(BaseGenerator):
         return B
 
     def _make_streams(self) -> None:
-        ss = np.random.SeedSequence(self._seed())
-        init, train, noise, part, dp = ss.spawn(5)
-
-        def torch_gen(seq: np.random.SeedSequence) -> torch.Generator:
-            return torch.Generator().manual_seed(int(seq.generate_state(1, np.uint64)[0] >> np.uint64(1)))
-
-        self.init_gen, self.train_gen, self.noise_gen = torch_gen(init), torch_gen(train), torch_gen(noise)
+        init, train, noise, part, dp = training_streams(self._seed(), 5)
+        self.init_gen, self.train_gen, self.noise_gen = torch_generator(init), torch_generator(train), torch_generator(noise)
         self.partition_rng = np.random.default_rng(part)
         self.dp_rng = np.random.default_rng(dp)  # DP pre-processing noise (bounds)
 
@@ -241,10 +210,7 @@ class PateGenerator(BaseGenerator):
 
     # -- the loop --------------------------------------------------------------------------------
     def _fit(self, df: pd.DataFrame, label: str | None) -> None:
-        with training_threads():
-            self._fit_loop(df, label)
-
-    def _fit_loop(self, df: pd.DataFrame, label: str | None) -> None:
+        """The loop (``BaseGenerator.fit`` runs it under :func:`~.base.training_threads`)."""
         budget = self._begin_fit(df, label)
         it = 0
         try:
@@ -325,7 +291,7 @@ class PateGenerator(BaseGenerator):
     # -- sampling and introspection ----------------------------------------------------------------
     def _sample(self, n: int, rng: np.random.Generator) -> pd.DataFrame:
         gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
-        with torch.no_grad(), training_threads():
+        with torch.no_grad():
             values = self._generate(n, gen) if n > 0 else torch.empty(0, self.model_width_)
         return self._decode(values.to(torch.float64).numpy())
 

@@ -231,6 +231,10 @@ class GNMax(Corrected):
 
     name: ClassVar[str] = "gnmax"
     Config: ClassVar[type] = GNMaxConfig
+    # corrected's teacher rounds, except that all k teachers share one batch of B fakes per round
+    # (fakes are public: the generator is a post-processing of released labels). With one row per
+    # teacher k is N, and k·B private fakes per round would cost N generator passes; shared, B.
+    _shared_teacher_fakes: ClassVar[bool] = True
 
     def _default_num_teachers(self, num_rows: int) -> int:
         """The smallest k whose σ = noise_fraction · k pays for ``target_queries`` queries within
@@ -292,21 +296,6 @@ class GNMax(Corrected):
             self._buf["labels"].append(torch.where(answered, labels, torch.full_like(labels, -1)).numpy())
             self._buf["charged"].append(np.ones(len(n1), dtype=bool))
         return labels.to(torch.float32)
-
-    def _train_teachers(self) -> None:
-        """As corrected's teacher rounds, except that all k teachers share one batch of B fakes
-        per round (fakes are public: the generator is a post-processing of released labels).
-        With one row per teacher k is N, and k·B private fakes per round would cost N
-        generator passes; shared, it costs B."""
-        k, B = self.num_teachers_, self.batch_size_
-        for _ in range(int(self.config.teacher_iters)):
-            rows = self.sampler.sample(B, generator=self.train_gen)
-            has_rows = self.sampler.has_rows
-            self._record_seen([r if h else r[:0] for r, h in zip(rows.numpy(), has_rows.tolist())])
-            real = self._teacher_rows_input(rows.reshape(-1).numpy()).reshape(k, B, -1)
-            with torch.no_grad():
-                fake = self._fakes(self._latent(B, self.train_gen, sampling=False), generator=self.train_gen)
-            self.teachers.train_step(real, fake.unsqueeze(0).expand(k, B, -1), real_weight=has_rows.float())
 
     def _iteration(self, it: int) -> None:
         self._train_teachers()

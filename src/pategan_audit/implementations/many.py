@@ -25,7 +25,7 @@ import pandas as pd
 import torch
 
 from .base import BaseGenerator
-from .engine import training_threads
+from .base import training_threads
 from .registry import _check_name, create
 
 __all__ = ["fit_many", "BATCHED", "batched_support", "default_max_replicas"]

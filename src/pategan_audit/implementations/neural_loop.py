@@ -11,7 +11,9 @@ implementations run it (implementation notes §borealis.votes, §smartnoise.vote
 Subclasses build ``X_`` (teacher-input space), ``teachers`` (:class:`NeuralTeachers`),
 ``student`` (1-model :class:`BatchedMLP` returning a logit), ``gen_net``, ``sampler``
 (:class:`BlockSampler`), ``opt_student``, ``opt_generator`` and implement ``_latent`` and
-``_fakes``. :func:`paper_sizes` gives the "paper" hyperparameters (implementation notes §utility.paper-hyperparameters).
+``_fakes``. The teacher rounds of step 1 are :class:`~.teacher_phase.NeuralRounds` (``teacher_phase_``,
+made here from ``teacher_iters``); :func:`~.hyperparameters.paper_sizes` gives the "paper" layer
+sizes (implementation notes §utility.paper-hyperparameters).
 """
 from __future__ import annotations
 
@@ -19,22 +21,17 @@ import torch
 import torch.nn.functional as F
 
 from .engine import PateGenerator
+from .hyperparameters import paper_sizes
+from .teacher_phase import NeuralRounds
 
 __all__ = ["NeuralPateGenerator", "paper_sizes"]
-
-
-def paper_sizes(*, latent_dim: int, width: int) -> dict[str, list[int]]:
-    """Layer sizes of the [49] column of the audit paper's Table 3 (implementation notes §utility.paper-hyperparameters): 1-layer
-    teachers ``{1}``, 3-layer student ``{d, d, 1}``, generator ``{d, d/2, d}``; ``width`` is the
-    model-space width D. Deviation: [49] gives no student widths; we use D."""
-    d = int(width)
-    return {"teacher": [d, 1], "student": [d, d, d, 1], "generator": [int(latent_dim), d, max(1, d // 2), d]}
 
 
 class NeuralPateGenerator(PateGenerator):
     """Iteration of borealis / smartnoise / corrected (see the module docstring)."""
 
     _separate_teacher_steps: bool = False  # borealis: real step, then fake step
+    _shared_teacher_fakes: bool = False  # gnmax: one batch of fakes for all teachers per round
 
     def _queries_per_iteration(self) -> int:
         return int(self.config.student_iters) * int(self.batch_size_)
@@ -49,19 +46,16 @@ class NeuralPateGenerator(PateGenerator):
             self._student_step(u, r)
         self._generator_step()
 
+    @property
+    def teacher_phase_(self) -> NeuralRounds:
+        """Step 1 as a strategy: ``teacher_iters`` rounds (borealis: real and fake steps apart;
+        gnmax: fakes shared by the teachers)."""
+        return NeuralRounds(int(self.config.teacher_iters), separate=self._separate_teacher_steps,
+                            shared_fakes=self._shared_teacher_fakes)
+
     def _train_teachers(self) -> None:
         """Step 1: ``n_T`` rounds of one batched teacher step on B own rows and B fakes each."""
-        k, B = self.num_teachers_, self.batch_size_
-        for _ in range(int(self.config.teacher_iters)):
-            rows = self.sampler.sample(B, generator=self.train_gen)
-            has_rows = self.sampler.has_rows
-            empty = not bool(has_rows.all())  # only under independent assignment
-            self._record_seen([r if h else r[:0] for r, h in zip(rows.numpy(), has_rows.tolist())] if empty else rows)
-            real = self._teacher_rows_input(rows.reshape(-1).numpy()).reshape(k, B, -1)
-            with torch.no_grad():
-                fake = self._fakes(self._latent(k * B, self.train_gen, sampling=False), generator=self.train_gen)
-            self.teachers.train_step(real, fake.reshape(k, B, -1), separate=self._separate_teacher_steps,
-                                     real_weight=has_rows.float() if empty else None)
+        self.teacher_phase_.run(self, 0)
 
     def _student_step(self, u: torch.Tensor, r: torch.Tensor) -> None:
         """One student step on ``BCE(S(u), r)`` (rows ``u``, released labels ``r``)."""

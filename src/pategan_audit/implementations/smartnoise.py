@@ -33,7 +33,8 @@ from ..components.scalers import restore_dtypes
 from ..components.smartnoise_transformer import GanTableTransformer
 from ..components.teachers import NeuralTeachers
 from .engine import PateConfig
-from .neural_loop import NeuralPateGenerator, paper_sizes
+from .hyperparameters import paper_setting, paper_sizes
+from .neural_loop import NeuralPateGenerator
 
 __all__ = ["SmartnoiseConfig", "Smartnoise", "RELEASED_OVERRIDES"]
 
@@ -113,9 +114,10 @@ class Smartnoise(NeuralPateGenerator):
         self.num_teachers_ = k
         self.batch_size_ = self._resolve_batch(N, k, needs_full_blocks=True)
         init = dict(weight_init="xavier_uniform", bias_init="torch_default", generator=self.init_gen)
-        if cfg.hyperparameters == "paper":  # deviation: tanh output, the data live in [-1, 1]
+        paper = paper_setting(self.name, cfg)
+        if paper is not None:  # deviation: tanh output, the data live in [-1, 1]
             sizes = paper_sizes(latent_dim=cfg.latent_dim, width=D)
-            self.gen_net = BatchedMLP(1, sizes["generator"], hidden_activation="relu", output_activation="tanh", **init)
+            self.gen_net = BatchedMLP(1, sizes["generator"], hidden_activation="relu", output_activation=paper.generator_output, **init)
             teacher_sizes, student_sizes, act = sizes["teacher"], sizes["student"], "relu"
         else:
             self.gen_net = ResidualLayerNormGenerator(cfg.latent_dim, D, binary=cfg.binary, generator=self.init_gen)

@@ -43,10 +43,10 @@ from ..components.networks import BatchedMLP, adam
 from ..components.partition import BlockSampler, permutation_blocks
 from ..components.scalers import restore_dtypes
 from ..components.synthcity_encoder import TabularEncoder
-from ..components.teachers import LogisticTeachers, NeuralTeachers
 from .engine import PateConfig, PateGenerator
-from .neural_loop import paper_sizes
+from .hyperparameters import paper_setting, paper_sizes
 from .synthcity_steps import ConditionalSampler, critic_step, generator_step
+from .teacher_phase import teacher_phase
 
 __all__ = ["SynthcityConfig", "Synthcity", "RELEASED_OVERRIDES", "PLUGIN_OVERRIDES"]
 
@@ -112,15 +112,24 @@ class Synthcity(PateGenerator):
         return labels, True
 
     def _paper(self) -> bool:
-        return self.config.hyperparameters == "paper"
+        """Whether the "paper" row of :mod:`.hyperparameters` applies."""
+        return paper_setting(self.name, self.config) is not None
 
     def _batches_per_epoch(self) -> int:
         if self.config.harness:
             return 1
         return int(np.ceil(len(self.student_pool_) / self.batch_size_))
 
+    def _student_schedule(self) -> tuple[int, int]:
+        """(epochs, critic steps per batch): ``generator_n_iter`` epochs of one step each, or the
+        "paper" row's one epoch of n_S steps (:mod:`.hyperparameters`)."""
+        paper = paper_setting(self.name, self.config)
+        if paper is None:
+            return int(self.config.generator_n_iter), 1
+        return 1, int(paper.student_rounds)
+
     def _queries_per_iteration(self) -> int:
-        epochs, steps = (1, 5) if self._paper() else (int(self.config.generator_n_iter), 1)
+        epochs, steps = self._student_schedule()
         return epochs * steps * self._batches_per_epoch() * int(self.batch_size_)
 
     def _setup(self, df: pd.DataFrame, label: str | None) -> None:
@@ -131,8 +140,9 @@ class Synthcity(PateGenerator):
         N, D = self.X_.shape
         k = self._resolve_num_teachers(N)
         self.num_teachers_ = k
-        if self._paper():
-            self.batch_size_ = max(1, min(64, N // k))
+        paper = paper_setting(self.name, cfg)
+        if paper is not None:  # min(B, N//k) even as released
+            self.batch_size_ = max(1, min(int(paper.batch_size), N // k))
         else:
             self.batch_size_ = self._resolve_batch(N, k, needs_full_blocks=False)
         self.model_width_ = D
@@ -155,12 +165,10 @@ class Synthcity(PateGenerator):
         self.student.dropout_generator = self.train_gen
         self.opt_generator = adam(self.gen_net.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
         self.opt_student = adam(self.student.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
-        if cfg.teacher_model == "logistic_refit":
-            self.teachers = LogisticTeachers(k)
-        else:
-            self.teachers = NeuralTeachers(k, [D, 1] if self._paper() else [D, D, 1], hidden_activation="relu",
-                                           weight_init="torch_default", bias_init="torch_default", lr=cfg.learning_rate,
-                                           generator=self.init_gen)
+        self.teacher_phase_ = teacher_phase(cfg.teacher_model, rounds=cfg.teacher_iters, fake_sampling=True)
+        self.teachers = self.teacher_phase_.make_teachers(
+            k, [D, 1] if self._paper() else [D, D, 1], hidden_activation="relu", weight_init="torch_default",
+            bias_init="torch_default", lr=cfg.learning_rate, generator=self.init_gen)
         self.fixed_blocks_ = permutation_blocks(N, k, rng=self.partition_rng)
         if cfg.teacher_model == "neural_persistent":
             self.sampler = BlockSampler(self.fixed_blocks_)
@@ -185,30 +193,25 @@ class Synthcity(PateGenerator):
             self.head.generator = previous
 
     # -- one iteration ---------------------------------------------------------------------------
+    # -- the teacher phase (:mod:`.teacher_phase`) --------------------------------------------------
     def _teacher_phase(self, it: int) -> None:
+        self.teacher_phase_.run(self, it)
+        if self._first_subsets is None and self.config.teacher_model == "neural_persistent":
+            self._first_subsets = self.fixed_blocks_
+
+    def _refit_rows(self, it: int) -> torch.Tensor:
+        """B2's rows: a shuffled harness batch (released: the whole block) of each block of the fixed
+        partition, or of a new one every iteration (V5)."""
         cfg, k, N = self.config, self.num_teachers_, self.X_.shape[0]
-        if cfg.teacher_model == "neural_persistent":
-            B = self.batch_size_
-            for _ in range(cfg.teacher_iters):
-                rows = self.sampler.sample(B, generator=self.train_gen)
-                self._record_seen(rows)
-                with torch.no_grad():
-                    fake = self._fakes(self._latent(k * B, self.train_gen, sampling=False))
-                self.teachers.train_step(self.X_[rows], fake.reshape(k, B, -1))
-            if self._first_subsets is None:
-                self._first_subsets = self.fixed_blocks_
-            return
         if cfg.partition == "resample_each_iteration":  # V5: a new permutation every iteration
             blocks = permutation_blocks(N, k, rng=self.partition_rng)
         else:
             blocks = self.fixed_blocks_
         m = len(blocks[0])
         n_fit = min(self.batch_size_, m) if cfg.harness else m
-        rows = torch.as_tensor(np.stack([self.partition_rng.permutation(b)[:n_fit] for b in blocks]))
-        with torch.no_grad():
-            fake = self._fakes(self._latent(k * n_fit, self.train_gen, sampling=True))
-        self.teachers.refit(self.X_[rows], fake.reshape(k, n_fit, -1))  # B2: new models every iteration
-        self._record_seen(rows)
+        return torch.as_tensor(np.stack([self.partition_rng.permutation(b)[:n_fit] for b in blocks]))
+
+    def _after_refit(self, rows: torch.Tensor) -> None:
         if self._first_subsets is None:
             self._first_subsets = [r.numpy() for r in rows]
 
@@ -223,7 +226,7 @@ class Synthcity(PateGenerator):
     def _iteration(self, it: int) -> None:
         self.trace.extra["skipped_batches"].append(0)
         self._teacher_phase(it)
-        epochs, d_steps = (1, 5) if self._paper() else (int(self.config.generator_n_iter), 1)
+        epochs, d_steps = self._student_schedule()
         for _ in range(epochs):
             for rows in self._real_batches():
                 for _ in range(d_steps):

@@ -30,9 +30,9 @@ from ..components.generators import TF1RMSProp
 from ..components.networks import BatchedMLP, adam
 from ..components.partition import BlockSampler, assign_blocks, permutation_blocks
 from ..components.scalers import MinMaxScaler, restore_dtypes
-from ..components.teachers import LogisticTeachers, NeuralTeachers
 from .engine import PateConfig, PateGenerator
-from .neural_loop import paper_sizes
+from .hyperparameters import paper_setting, paper_sizes, resolved
+from .teacher_phase import block_rows, teacher_phase
 
 __all__ = ["UpdatedConfig", "Updated", "RELEASED_OVERRIDES", "student_step"]
 
@@ -92,7 +92,8 @@ class Updated(PateGenerator):
         return lam if self.config.laplace_scale_convention == "scale_lambda" else 1.0 / lam
 
     def _n_student(self) -> int:
-        return 5 if self.config.hyperparameters == "paper" else int(self.config.student_iters)
+        """n_S: ``student_iters``, or the "paper" row's (:mod:`.hyperparameters`)."""
+        return int(resolved(paper_setting(self.name, self.config), "student_rounds", self.config.student_iters))
 
     def _queries_per_iteration(self) -> int:
         return self._n_student() * int(self.batch_size_)
@@ -108,10 +109,10 @@ class Updated(PateGenerator):
         self.batch_size_ = self._resolve_batch(N, k, needs_full_blocks=False)
         self.model_width_ = d
         init = dict(weight_init="he_normal", bias_init="zero", generator=self.init_gen)
-        paper = cfg.hyperparameters == "paper"
-        if paper:
+        paper = paper_setting(self.name, cfg)
+        if paper is not None:
             sizes = paper_sizes(latent_dim=d, width=d)
-            self.gen_net = BatchedMLP(1, sizes["generator"], hidden_activation="relu", output_activation="sigmoid", **init)
+            self.gen_net = BatchedMLP(1, sizes["generator"], hidden_activation="relu", output_activation=paper.generator_output, **init)
             self.student = BatchedMLP(1, sizes["student"], hidden_activation="relu", **init)
             self.opt_generator = adam(self.gen_net.parameters(), lr=cfg.learning_rate)
             self.opt_student = adam(self.student.parameters(), lr=cfg.learning_rate)
@@ -123,11 +124,12 @@ class Updated(PateGenerator):
         self.blocks_ = permutation_blocks(N, k, rng=self.partition_rng)
         self.teacher_blocks_ = assign_blocks(self.blocks_, cfg.partition)
         self._first_subsets = self.teacher_blocks_
+        self.teacher_phase_ = teacher_phase(cfg.teacher_model, rounds=resolved(paper, "teacher_rounds", cfg.teacher_iters))
+        self.teachers = self.teacher_phase_.make_teachers(k, [d, 1] if paper is not None else [d, d, 1], hidden_activation="relu",
+                                                          lr=cfg.learning_rate, **init)
         if cfg.teacher_model == "logistic_refit":
-            self.teachers = LogisticTeachers(k)
-            self._block_table = torch.as_tensor(np.stack(self.teacher_blocks_))  # [k, m]
+            self._block_table = block_rows(self.teacher_blocks_)  # [k, m]
         else:
-            self.teachers = NeuralTeachers(k, [d, 1] if paper else [d, d, 1], hidden_activation="relu", lr=cfg.learning_rate, **init)
             self.sampler = BlockSampler(self.teacher_blocks_)
         self.trace.extra["teacher_refits"] = 0
 
@@ -137,27 +139,16 @@ class Updated(PateGenerator):
     def _fakes(self, latent: torch.Tensor, *, generator: torch.Generator | None = None) -> torch.Tensor:
         return self.gen_net.single(latent)
 
-    def _teacher_phase(self) -> None:
-        k = self.num_teachers_
-        if self.config.teacher_model == "logistic_refit":
-            rows = self._block_table  # every teacher fits on all m rows of its block (upstream: shuffled)
-            m = rows.shape[1]
-            with torch.no_grad():
-                fake = self._fakes(self._latent(k * m, self.train_gen, sampling=False)).reshape(k, m, -1)
-            self.teachers.refit(self.X_[rows], fake)  # B1: new models every iteration
-            self._record_seen(rows)
-            self.trace.extra["teacher_refits"] += 1
-            return
-        B = self.batch_size_
-        for _ in range(5 if self.config.hyperparameters == "paper" else int(self.config.teacher_iters)):
-            rows = self.sampler.sample(B, generator=self.train_gen)
-            self._record_seen(rows)
-            with torch.no_grad():
-                fake = self._fakes(self._latent(k * B, self.train_gen, sampling=False)).reshape(k, B, -1)
-            self.teachers.train_step(self.X_[rows], fake)
+    # -- the teacher phase (:mod:`.teacher_phase`) --------------------------------------------------
+    def _refit_rows(self, it: int) -> torch.Tensor:
+        """B1: every teacher fits on all m rows of its block (upstream: shuffled; V4: the last block)."""
+        return self._block_table
+
+    def _after_refit(self, rows: torch.Tensor) -> None:
+        self.trace.extra["teacher_refits"] += 1
 
     def _iteration(self, it: int) -> None:
-        self._teacher_phase()
+        self.teacher_phase_.run(self, it)
         B = self.batch_size_
         for _ in range(self._n_student()):
             with torch.no_grad():

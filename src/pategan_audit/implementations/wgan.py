@@ -28,19 +28,18 @@ bias correction where TF1 places it before (differences of order 1e-8 in the ste
 """
 from __future__ import annotations
 
-import math
-import warnings
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 import torch
-from torch import nn
 
-from ..components.networks import adam
+from ..components.networks import Mlp, adam
 from ..components.partition import balanced_blocks
+from ..seeds import torch_generator, training_streams
 from .base import BaseConfig, BaseGenerator, validate_privacy, validate_seed
+from .hyperparameters import paper_setting, paper_sizes, resolved
 
 __all__ = ["WganConfig", "WganGenerator", "Mlp", "he_normal_mlp"]
 
@@ -119,29 +118,6 @@ class WganConfig(BaseConfig):
             raise ValueError("bounds='public' needs public_bounds={column: (lo, hi)} for every column")
 
 
-class Mlp(nn.Module):
-    """Dense network with one activation after every hidden layer and one on the output.
-    Works with an input width of 0 (original/turing with d < 4: output from the biases only)."""
-
-    def __init__(self, sizes: list[int], hidden: str, output: str, *, generator: torch.Generator):
-        super().__init__()
-        acts = {"tanh": nn.Tanh, "relu": nn.ReLU, "sigmoid": nn.Sigmoid, "identity": nn.Identity}
-        layers: list[nn.Module] = []
-        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
-            with warnings.catch_warnings():  # nn.Linear(0, b) warns that its default init is a no-op
-                warnings.simplefilter("ignore", UserWarning)
-                lin = nn.Linear(a, b)
-            with torch.no_grad():  # He-normal N(0, 2/fan_in), bias 0 (TF "xavier_init")
-                if a > 0:
-                    lin.weight.normal_(0.0, math.sqrt(2.0 / a), generator=generator)
-                lin.bias.zero_()
-            layers += [lin, acts[hidden if i < len(sizes) - 2 else output]()]
-        self.net = nn.Sequential(*layers)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.net(x)
-
-
 def he_normal_mlp(sizes: list[int], hidden: str, output: str, *, generator: torch.Generator) -> Mlp:
     return Mlp(sizes, hidden, output, generator=generator)
 
@@ -170,10 +146,8 @@ class WganGenerator(BaseGenerator):
     # -- setup ---------------------------------------------------------------------------------
     def _streams(self) -> None:
         seed = self.config.seed
-        init, train, part = np.random.SeedSequence(None if seed is None else [int(seed), 2019]).spawn(3)
-        as_seed = lambda ss: int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))  # noqa: E731
-        self.init_gen = torch.Generator().manual_seed(as_seed(init))
-        self.train_gen = torch.Generator().manual_seed(as_seed(train))
+        init, train, part = training_streams(None if seed is None else [int(seed), 2019], 3)
+        self.init_gen, self.train_gen = torch_generator(init), torch_generator(train)
         self.partition_rng = np.random.default_rng(part)
 
     def _build(self, N: int) -> None:
@@ -183,7 +157,8 @@ class WganGenerator(BaseGenerator):
         k = int(cfg.num_teachers) if cfg.num_teachers is not None else self._default_num_teachers()
         if cfg.critic_batch_source == "own_partition" and k > N:
             raise ValueError(f"own_partition needs num_teachers <= N; got {k} critic steps for {N} rows")
-        B = 64 if cfg.hyperparameters == "paper" else int(cfg.batch_size)
+        paper = paper_setting(self.name, cfg)
+        B = int(resolved(paper, "batch_size", cfg.batch_size))
         if cfg.harness:
             B = max(1, min(B, N // k))
         cap = N if cfg.critic_batch_source == "all_rows" else N // k
@@ -197,8 +172,9 @@ class WganGenerator(BaseGenerator):
         self.sigma_ = float(self._sigma())
         self.gp_weight_ = float(self._gp_weight(k))
         h = d
-        if cfg.hyperparameters == "paper":
-            self.G = he_normal_mlp([self.z_dim_ + c, d, max(1, d // 2), d], "relu", "sigmoid", generator=self.init_gen)
+        if paper is not None:
+            sizes = paper_sizes(latent_dim=self.z_dim_ + c, width=d)["generator"]
+            self.G = he_normal_mlp(sizes, "relu", paper.generator_output, generator=self.init_gen)
         else:
             self.G = he_normal_mlp([self.z_dim_ + c, h, h, d], "tanh", "sigmoid", generator=self.init_gen)
         self.D = he_normal_mlp([d + c, h, h, 1], "relu", "identity", generator=self.init_gen)

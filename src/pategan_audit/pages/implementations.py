@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 
 from .. import accounting, datasets, reference
+from ..implementations.hyperparameters import paper_table
 
 __all__ = [
     "TABLE7_DATASETS", "LAMBDAS", "table7", "table3_datasets", "describe_presets", "table3_generated",
-    "table3_paper_flagged", "violation_switches", "table2_generated", "violation_count", "switches_table",
+    "paper_hyperparameters", "table3_paper_flagged", "violation_switches", "table2_generated", "violation_count", "switches_table",
     "accountant_table", "largest_disagreement", "eps_hat_64_queries", "gaussian_sigma", "scorecard_rows", "table13",
 ]
 
@@ -78,6 +79,12 @@ def table3_generated(described: dict[tuple[str, str], dict], pairs: list[tuple[s
     second = pairs[-1][0]
     return pd.DataFrame({name: {row: _merge(described[("cervical_cancer", name)][row], described[(second, name)][row])
                                 for row in described[("cervical_cancer", name)]} for name in PRESETS})
+
+
+def paper_hyperparameters() -> pd.DataFrame:
+    """What ``hyperparameters="paper"`` (the [49] column of Table 3) sets in each preset: the table
+    the presets read (:func:`pategan_audit.implementations.hyperparameters.paper_table`)."""
+    return paper_table()
 
 
 def table3_paper_flagged() -> pd.DataFrame:

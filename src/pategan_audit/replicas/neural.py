@@ -116,7 +116,10 @@ class NeuralStep(ReplicaStep):
         m0 = models[0]
         self.R, self.k, self.B = len(models), m0.num_teachers_, m0.batch_size_
         self.cfg = m0.config
-        self.separate = bool(type(m0)._separate_teacher_steps)
+        phase = m0.teacher_phase_  # the single fit's strategy (implementations.teacher_phase)
+        if phase.shared_fakes:
+            raise ValueError(f"{type(m0).__name__}: no batched step for teachers that share their fakes")
+        self.separate, self.n_teacher = phase.separate, phase.rounds
         self.gen_net = stack_generators([m.gen_net for m in models]).to(device)
         self.student = stack_modules([m.student for m in models]).to(device)
         self.teachers = stack_teachers([m.teachers for m in models])
@@ -148,7 +151,7 @@ class NeuralStep(ReplicaStep):
     def iteration(self, it: int, active: np.ndarray) -> None:
         R, k, B = self.R, self.k, self.B
         ar = torch.arange(R, device=self.device)[:, None, None]
-        for _ in range(int(self.cfg.teacher_iters)):
+        for _ in range(self.n_teacher):
             rows = self.sampler.sample(B, self.train_gens)  # [R, k, B]
             record_seen(self.models, rows, active, has_rows=self.sampler.has_rows if self.sampler.any_empty else None)
             real = self.X[ar, rows.to(self.device)].reshape(R * k, B, -1)

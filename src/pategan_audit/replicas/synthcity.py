@@ -308,7 +308,7 @@ class SynthcityStep(ReplicaStep):
         X = self.X.cpu()
         if not self.logistic:  # B2 fixed: persistent neural teachers on their fixed blocks
             B = self.B
-            for _ in range(int(cfg.teacher_iters)):
+            for _ in range(models[0].teacher_phase_.rounds):  # the single fit's strategy
                 rows = torch.stack([m.sampler.sample(B, generator=m.train_gen) for m in models])  # [R, k, B]
                 for m, r in zip(models, rows):
                     m._record_seen(r)

@@ -18,13 +18,13 @@
 #
 # Paper §6.2: black-box distinguishing games — **Querybased** on the worst-case dataset and
 # **GroundHog** on Cervical Cancer — turned into ε lower bounds ε_emp (Figure 5: Clopper-Pearson;
-# Figure 12: Bayesian). A bound above the theoretical ε = 1 is evidence that an implementation
-# does not satisfy the differential privacy it claims. Beyond the paper, this page (1) calibrates
-# the audit with three reference generators, (2) closes the two side channels that the paper's game
+# Figure 12: Bayesian). A bound above the theoretical ε = 1 is evidence that an implementation does
+# not satisfy the differential privacy it claims. Beyond the paper, this page (1) calibrates the
+# audit with three reference generators, (2) closes the two side channels that the paper's game
 # leaves open one at a time — the *size* of the synthetic table, then the *bounds* read from the
-# training data (protocols spec D.9) — so that what remains can be attributed to the mechanism,
-# (3) audits the corrected PATE-GAN in the same settings, and (4) switches each violation off one
-# at a time.
+# training data (implementation notes {ref}`§audit.channels <notes-audit-channels>`) — so that what
+# remains can be attributed to the mechanism, (3) audits the corrected PATE-GAN in the same
+# settings, and (4) switches each violation off one at a time.
 #
 # How to read the numbers: ε_emp is a lower confidence bound, so it can never exceed the *ceiling*
 # set by the number of test outputs (a perfect attack): 4.68 with the paper's 400 test outputs per
@@ -88,9 +88,10 @@ page.show(profile_summary(page))
 # ## What this profile can show
 #
 # The ceiling is the bound a *perfect* attack reaches with this many test outputs per world
-# (protocols spec D.6, F.3); the second table is the minimum number of perfect test outputs per
-# world for ε_emp to exceed a given value. With the paper's 2 : 1 : 2 split the `book` profile's
-# 16 test outputs per world can show ε_emp > 1 but nothing near the paper's 4.68.
+# (implementation notes {ref}`§audit.ceiling <notes-audit-ceiling>`); the second table is the
+# minimum number of perfect test outputs per world for ε_emp to exceed a given value. With the
+# paper's 2 : 1 : 2 split the `book` profile's 16 test outputs per world can show ε_emp > 1 but
+# nothing near the paper's 4.68.
 
 # %% tags=["hide-input"]
 page.show(limits.profile_limits(page))
@@ -114,11 +115,12 @@ page.show(calibration.calibration(page))
 # %% [markdown]
 # ## Choosing the GroundHog target (mini-MIAs)
 #
-# Protocols spec D.3: rank the rows of the Cervical training split by their mean distance to
-# their 5 nearest neighbours (min-max scaled), then for the most isolated candidates train
-# `original` models with and without the candidate and score each by its critic's output on the
-# candidate (white-box); the target is the candidate with the highest in-vs-out AUC. The paper
-# ran 64 candidates × 100 + 100 models (1,000 iterations) and chose row 397 (AUC 0.6659).
+# As the authors' code does it (paper §6.2 only says "running MIAs"; implementation notes
+# {ref}`§audit.target <notes-audit-target>`): rank the rows of the Cervical training split by their
+# mean distance to their 5 nearest neighbours (min-max scaled), then for the most isolated
+# candidates train `original` models with and without the candidate and score each by its critic's
+# output on the candidate (white-box); the target is the candidate with the highest in-vs-out AUC.
+# The paper ran 64 candidates × 100 + 100 models (1,000 iterations) and chose row 397 (AUC 0.6659).
 
 # %% tags=["hide-input"]
 page.show(targets.target_selection(page))
@@ -152,10 +154,11 @@ page.show(figure5.figure5_table(page))
 # %% [markdown]
 # ## Figure 12: the Bayesian (joint-beta) bound
 #
-# Same attacks and counts, bounded with the Jeffreys-posterior credible region of
-# Zanella-Béguelin et al. (2023) instead of Clopper-Pearson intervals (protocols spec D.5). The
-# paper gives no values (its code has no path for Fig. 12); for perfect attacks the Bayesian
-# ceiling is much higher than the Clopper-Pearson one (6.29 vs 4.68 at 400 test outputs).
+# Same attacks and counts, bounded with the Jeffreys-posterior credible region of Zanella-Béguelin
+# et al. (2023) instead of Clopper-Pearson intervals (implementation notes
+# {ref}`§audit.bounds <notes-audit-bounds>`). The paper gives no values (its code has no path for
+# Fig. 12); for perfect attacks the Bayesian ceiling is much higher than the Clopper-Pearson one
+# (6.29 vs 4.68 at 400 test outputs).
 
 # %% tags=["hide-input"]
 page.show(figure5.figure12(page))
@@ -205,8 +208,8 @@ page.show(paper_scale.figure12_large(page))
 # %% [markdown]
 # ## Leakage channels: paper game → same size → public bounds
 #
-# Protocols spec D.9 names two side channels of the paper's game that do not go through the PATE
-# mechanism. We close them one at a time:
+# Two side channels of the paper's game do not go through the PATE mechanism (implementation notes
+# {ref}`§audit.channels <notes-audit-channels>`). We close them one at a time:
 #
 # * **paper** — as the authors ran it: on the worst case the out world trains on and releases 4
 #   rows, the in world 5; every preset reads its bounds (or encoder) from the training data.
@@ -240,13 +243,14 @@ page.show(paper_scale.channels_large(page))
 # %% [markdown]
 # **Metadata that public bounds do not replace.** `bounds="public"` replaces the min/max a preset
 # reads from the data; a preset may still fit other metadata on the data. synthcity's encoder keeps
-# its *category lists* (and mixtures) data-derived (implementations catalogue, V12 note): every
-# column with ≤ 10 distinct values is one-hot encoded over the categories *seen*. On the worst case
-# the out world (all zeros) knows only the category 0, so its generator cannot output anything else;
-# on Cervical the target is the unique maximum of two such columns (STDs_number 4, STDs_N_diagnosis 3,
-# protocols spec D.3), so only the in world's generator can output those values — which F_naive's
-# per-column maximum sees. The check below fits synthcity in the controlled setting on both worlds
-# and lists the columns whose categories differ.
+# its *category lists* (and mixtures) data-derived (V12; implementation notes
+# {ref}`§synthcity.data <notes-synthcity-data>`): every column with ≤ 10 distinct values is one-hot
+# encoded over the categories *seen*. On the worst case the out world (all zeros) knows only the
+# category 0, so its generator cannot output anything else; on Cervical the target is the unique
+# maximum of two such columns (STDs_number 4, STDs_N_diagnosis 3; implementation notes
+# {ref}`§audit.target <notes-audit-target>`), so only the in world's generator can output those
+# values — which F_naive's per-column maximum sees. The check below fits synthcity in the controlled
+# setting on both worlds and lists the columns whose categories differ.
 
 # %% tags=["hide-input"]
 page.show(diagnostics.synthcity_categories(page))
@@ -266,12 +270,13 @@ page.show(diagnostics.released_rows(page))
 # %% [markdown]
 # ## The corrected PATE-GAN
 #
-# The corrected preset fixes every violation (implementations spec §9): disjoint partitions,
-# two-noise PATE votes, the exact accountant with a safe stopping rule, public bounds. Its audit
-# must not exceed ε beyond statistical error *once the game itself leaks nothing*, i.e. in the
-# `controlled` channel (for this preset `fixed_size` runs the same shadow models, since it never
-# reads bounds from data). In the paper's Querybased game the out world yields 4 synthetic rows and
-# the in world 5; that difference is an output of the harness, not of the generator.
+# The corrected preset fixes every violation, following the recommendations of paper §7
+# (implementation notes {ref}`§corrected <notes-corrected>`): disjoint partitions, two-noise PATE
+# votes, the exact accountant with a safe stopping rule, public bounds. Its audit must not exceed ε
+# beyond statistical error *once the game itself leaks nothing*, i.e. in the `controlled` channel
+# (for this preset `fixed_size` runs the same shadow models, since it never reads bounds from data).
+# In the paper's Querybased game the out world yields 4 synthetic rows and the in world 5; that
+# difference is an output of the harness, not of the generator.
 
 # %% tags=["hide-input"]
 page.show(corrected.corrected(page))
@@ -284,7 +289,8 @@ page.show(corrected.corrected(page))
 # bugs together ("all fixed"). V1, V2, V14 and V16 (no PATE / Gaussian indicator noise) have no
 # in-place switch: the corrected preset is their fix. Fixes that are already the benchmark's default
 # are left out (listed below the table). Rows marked "(beyond Table 2)" switch off an additional
-# finding of our implementations spec (O-ids), not a violation the paper counts.
+# finding of ours (O-ids; implementation notes
+# {ref}`§violations.findings <notes-violations-findings>`), not a violation the paper counts.
 #
 # **Channel.** Querybased runs in the `fixed_size` channel: in the paper's game the 4-vs-5-row size
 # channel is open to every variant alike and no switch touches it, so it masks what a switch changes
@@ -303,7 +309,9 @@ page.show(ablation.ablation(page))
 # %% [markdown]
 # **Why variants coincide.** For every row marked "identical outputs" the reason below is checked in
 # this run (the student's labels with and without the switch, released rows vs training length) or
-# follows from the spec:
+# follows from how the presets work (implementation notes
+# {ref}`§common.small-lambda <notes-common-small-lambda>`,
+# {ref}`§synthcity.data <notes-synthcity-data>`):
 
 # %% tags=["hide-input"]
 page.show(ablation.coincidences(page))

@@ -81,19 +81,19 @@ described = page.describe_presets(table3_datasets, epsilon=sec.eps, seed=sec.see
 sec.table(page.table3_generated(described, table3_datasets), "table3_generated")
 
 # %% [markdown]
-# The paper's Table 3 as printed, with the cells the implementations spec (checked against the
-# upstream code) disagrees with marked ⚠ and the code's value given:
+# The paper's Table 3 as printed, with the cells that the upstream code contradicts marked ⚠ and the
+# code's value given (implementation notes {ref}`§common.table3 <notes-common-table3>`):
 
 # %% tags=["hide-input"]
 sec.table(page.table3_paper_flagged(), "table3_paper_flagged")
 
 # %% [markdown]
-# Where they differ and why (implementations spec §11): updated runs **1** student iteration
-# (Table 3 says 5); synthcity's latent is 100 + the width of its conditional vector (not d) and its
-# student has two hidden layers of 100; borealis's generator hidden width is 2·z_dim ≈ d/2 (not
-# 2d); synthcity ignores the user's δ and uses N^{-3/2} (the "δ used" row shows 5.6e-5 for
-# Cervical). The `corrected` column uses the [49] architecture (1-layer teachers, 3-layer
-# student, generator {d, d/2, d}).
+# Where they differ and why (implementation notes {ref}`§common.table3 <notes-common-table3>`):
+# updated runs **1** student iteration (Table 3 says 5); synthcity's latent is 100 + the width of
+# its conditional vector (not d) and its student has two hidden layers of 100; borealis's generator
+# hidden width is 2·z_dim ≈ d/2 (not 2d); synthcity ignores the user's δ and uses N^{-3/2} (the "δ
+# used" row shows 5.6e-5 for Cervical). The `corrected` column uses the [49] architecture (1-layer
+# teachers, 3-layer student, generator {d, d/2, d}).
 #
 # ### The [49] column, as each preset applies it
 #
@@ -127,9 +127,10 @@ sec.table(page.switches_table(switches), "table2_switches")
 #
 # Every PATE-based implementation charges each labelled sample ("query") with an increment of the
 # log-moments α(l). At the λ the paper used (10⁻³) the data-independent term 2λ²l(l+1) is the
-# minimum for every vote split, so every accountant returns the same value and the bugs are
-# masked; at λ = 1 they bite (implementations spec §8.3). The tables show the increment of the first
-# three moments for every vote split of k teachers.
+# minimum for every vote split, so every accountant returns the same value and the bugs are masked;
+# at λ = 1 they bite (implementation notes {ref}`§common.small-lambda <notes-common-small-lambda>`,
+# {ref}`§accountants.where-bugs-bite <notes-accountants-where-bugs-bite>`). The tables show the
+# increment of the first three moments for every vote split of k teachers.
 
 # %% tags=["hide-input"]
 for lam in page.LAMBDAS:
@@ -146,7 +147,8 @@ for lam in page.LAMBDAS:
 #
 # ### ε̂ after 64 identical queries
 #
-# The spec's worked check (§8.2): 64 queries with votes (n0, n1) = (4, 1), δ = 10⁻⁵.
+# A worked check (implementation notes {ref}`§accountants.examples <notes-accountants-examples>`):
+# 64 queries with votes (n0, n1) = (4, 1), δ = 10⁻⁵.
 
 # %% tags=["hide-input"]
 sec.table(page.eps_hat_64_queries(), "eps_hat_64_queries")

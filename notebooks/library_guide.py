@@ -77,8 +77,9 @@ synth = model.sample(len(ds.train))
 synth.head()
 
 # %% [markdown]
-# The training trace is the audit harness's introspection (implementations spec §10): rows seen
-# by each teacher, votes, noise and labels per query, the moments α(l) and ε̂ after every iteration.
+# The training trace is the audit harness's introspection (implementation notes
+# {ref}`§violations.catalogue <notes-violations-catalogue>`): rows seen by each teacher, votes,
+# noise and labels per query, the moments α(l) and ε̂ after every iteration.
 
 # %%
 tr = model.trace
@@ -160,9 +161,9 @@ records = auditing.audit_generator(Bootstrap, datasets.worst_case("out"), datase
 pd.DataFrame(records)[["method", "auc", "epsilon_emp", "n_test"]]
 
 # %% [markdown]
-# With 12 test outputs per world a perfect attack certifies at most ε ≈ 1.02 with
-# Clopper-Pearson (protocols spec F.3): the bound is limited by the number of shadow models, not
-# by the generator. The auditing page uses more.
+# With 12 test outputs per world a perfect attack certifies at most ε ≈ 1.02 with Clopper-Pearson
+# (implementation notes {ref}`§audit.ceiling <notes-audit-ceiling>`): the bound is limited by the
+# number of shadow models, not by the generator. The auditing page uses more.
 #
 # ## Caching and parallel runs
 #

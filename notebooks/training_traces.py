@@ -18,9 +18,11 @@
 #
 # Paper §6.1: what each teacher sees (Figure 2), how the teachers' losses evolve (Figures 3 and 11)
 # and what the moments accountants of the implementations make of the same teacher votes (Figure 4).
-# Every run is on the Cervical training split (686 rows × 29 columns) with k = 5 teachers and
-# δ = 10⁻⁵, the settings of the authors' trace configs (protocols spec §C). Each figure has our
-# `corrected` preset as an extra last panel.
+# Every run is on the Cervical training split (686 rows × 29 columns) with k = 5 teachers and δ =
+# 10⁻⁵, the settings of the authors' trace configs (implementation notes
+# {ref}`§traces.seen <notes-traces-seen>`, {ref}`§traces.losses <notes-traces-losses>`,
+# {ref}`§traces.moments <notes-traces-moments>`). Each figure has our `corrected` preset as an extra
+# last panel.
 
 # %% tags=["parameters", "remove-cell"]
 profile: str = "book"  # "smoke" (CI, seconds), "book" (default of the book build), "paper" (full protocol)
@@ -52,12 +54,14 @@ page = run_page(sec, n_jobs=n_jobs, loss_definition=loss_definition, dask_schedu
 page.show(settings(page))
 
 # %% [markdown]
-# The table above lists every knob behind this page. The `paper` profile is protocols spec C.1–C.3
-# exactly (iteration cap 1,000; 10 runs for Figure 11); `book` caps Figures 2, 3 and 11 at 200
-# iterations and uses 3 runs for Figure 11 (protocols spec F.2), while Figure 4 always runs its full
-# 1,000 iterations. The Laplace parameters are the ones the authors ran (λ = 10⁻³ for updated,
-# synthcity and smartnoise; borealis keeps its default 10⁻⁴, although the paper's text says 10⁻³), and
-# the smartnoise runs of Figures 3/11 use ε = 3, as the authors' script does (protocols spec G item 8).
+# The table above lists every knob behind this page. The `paper` profile is the authors' protocol
+# for paper §6.1 exactly (iteration cap 1,000; 10 runs for Figure 11); `book` caps Figures 2, 3 and
+# 11 at 200 iterations and uses 3 runs for Figure 11 (implementation notes
+# {ref}`§profiles.fast <notes-profiles-fast>`), while Figure 4 always runs its full 1,000
+# iterations. The Laplace parameters are the ones the authors ran (λ = 10⁻³ for updated, synthcity
+# and smartnoise; borealis keeps its default 10⁻⁴, although the paper's text says 10⁻³), and the
+# smartnoise runs of Figures 3/11 use ε = 3, as the authors' script does (implementation notes
+# {ref}`§traces.seen <notes-traces-seen>`, {ref}`§traces.losses <notes-traces-losses>`).
 #
 # ## Records seen by each teacher (Figure 2)
 #
@@ -111,15 +115,16 @@ page.show(losses.iterations_table(page))
 page.show(losses.levels_table(page))
 
 # %% [markdown]
-# First and last cross-entropy of both lines under both definitions of "others" (the blue line is the
-# same in both). For comparison, the authors' records (protocols spec C.2) give at the start
-# borealis 0.596 (own) vs 0.69 (others), smartnoise 0.649 vs 0.71, synthcity 0.012–0.018, updated
-# ≈ 0.014 throughout; at the end borealis ≈ 0.008–0.009, smartnoise ≈ 0.011–0.013, synthcity ≈ 0.0025.
-# updated's two lines coincide up to noise because all its teachers see the same records. In the
-# authors' borealis and smartnoise runs teacher 0 starts *below* the others on its own data — the
-# memorisation gap the student is supposed to average away. A single run's starting level also
-# depends on how teacher 0 happened to be initialised (in ours the first-iteration order can flip);
-# Figure 11's bands show the spread over runs.
+# First and last cross-entropy of both lines under both definitions of "others" (the blue line is
+# the same in both). For comparison, the authors' records (implementation notes
+# {ref}`§traces.losses <notes-traces-losses>`) give at the start borealis 0.596 (own) vs 0.69
+# (others), smartnoise 0.649 vs 0.71, synthcity 0.012–0.018, updated ≈ 0.014 throughout; at the end
+# borealis ≈ 0.008–0.009, smartnoise ≈ 0.011–0.013, synthcity ≈ 0.0025. updated's two lines coincide
+# up to noise because all its teachers see the same records. In the authors' borealis and smartnoise
+# runs teacher 0 starts *below* the others on its own data — the memorisation gap the student is
+# supposed to average away. A single run's starting level also depends on how teacher 0 happened to
+# be initialised (in ours the first-iteration order can flip); Figure 11's bands show the spread
+# over runs.
 
 # %% tags=["hide-input"]
 page.show(losses.figure11(page))
@@ -128,11 +133,12 @@ page.show(losses.figure11(page))
 # ## One vote stream, five moments accountants (Figure 4)
 #
 # One smartnoise model is trained with ε = ∞ for exactly {glue:text}`fig4_iters` iterations (k = 5,
-# L = 100 moments); the teacher votes of all its student steps (5 × 64 queries per iteration) are fed
-# to each implementation's accountant formula. Curves: the estimate e_i(l) = (α_{i−1}(l) + log 1/δ)/l
-# for every moment l (colour), red dotted: the minimum over l — the ε̂ the implementation would report.
-# The authors ran this with λ = 1, not the 10⁻³ of the paper's text (protocols spec C.3); at
-# λ = 10⁻³ every formula charges the data-independent 2λ²l(l+1) per query and all panels coincide.
+# L = 100 moments); the teacher votes of all its student steps (5 × 64 queries per iteration) are
+# fed to each implementation's accountant formula. Curves: the estimate e_i(l) = (α_{i−1}(l) + log
+# 1/δ)/l for every moment l (colour), red dotted: the minimum over l — the ε̂ the implementation
+# would report. The authors ran this with λ = 1, not the 10⁻³ of the paper's text (implementation
+# notes {ref}`§traces.moments <notes-traces-moments>`); at λ = 10⁻³ every formula charges the
+# data-independent 2λ²l(l+1) per query and all panels coincide.
 
 # %% tags=["hide-input"]
 page.show(moments.figure4(page))
@@ -147,12 +153,13 @@ page.show(moments.moment_values(page))
 # With λ = 1 the first moment after the last iteration is {glue:text}`e1_synthcity` for synthcity,
 # {glue:text}`e1_updated` for updated (Algorithm 1) and {glue:text}`e1_borealis` for borealis and
 # smartnoise ({glue:text}`ratio_bs` times updated's): synthcity's indexing bug (V7) *under*-charges,
-# borealis and smartnoise's missing logarithm (V8, V9) *over*-charges, as in the paper (≈ 30k / 50k /
-# 320k). Our corrected accountant charges {glue:text}`e1_corrected`: it agrees with Algorithm 1 where
-# Theorem 3's condition holds and falls back to min(2λ²l(l+1), 2λl) on the split votes where it does not
-# (there Algorithm 1 is unsound, implementations spec §8.2 Example E). The absolute magnitudes depend
-# on how unanimous the teachers are, which depends on training; the spec's check with unanimous votes
-# gives 46.6k / 31.0k / 370k.
+# borealis and smartnoise's missing logarithm (V8, V9) *over*-charges, as in the paper (≈ 30k / 50k
+# / 320k). Our corrected accountant charges {glue:text}`e1_corrected`: it agrees with Algorithm 1
+# where Theorem 3's condition holds and falls back to min(2λ²l(l+1), 2λl) on the split votes where
+# it does not (there Algorithm 1 is unsound, implementation notes
+# {ref}`§accountants.examples <notes-accountants-examples>`). The absolute magnitudes depend on how
+# unanimous the teachers are, which depends on training; our check with unanimous votes gives 46.6k
+# / 31.0k / 370k (implementation notes {ref}`§traces.moments <notes-traces-moments>`).
 #
 # ### Final ε̂ of every accountant on the same votes
 
@@ -161,9 +168,10 @@ page.show(moments.final_table(page))
 
 # %% [markdown]
 # `paper` is Algorithm 1 as printed (identical to updated's formula); the *model's own accountant*
-# column is the ε̂ the smartnoise run reported itself — it equals the smartnoise formula's row, a check
-# that the vote stream is complete. At λ = 10⁻³ every formula gives the same ε̂: the accountant bugs
-# are invisible at the λ the paper's benchmarks used (implementations spec §8.3).
+# column is the ε̂ the smartnoise run reported itself — it equals the smartnoise formula's row, a
+# check that the vote stream is complete. At λ = 10⁻³ every formula gives the same ε̂: the
+# accountant bugs are invisible at the λ the paper's benchmarks used (implementation notes
+# {ref}`§accountants.where-bugs-bite <notes-accountants-where-bugs-bite>`).
 
 # %% tags=["hide-input"]
 page.show(scorecard.scorecard_entries(page))

@@ -99,11 +99,53 @@ def test_index_row_exists(row):
         assert key in tables and key in scorecard.TOLERANCES, key
 
 
+NOTES = REPO / "book" / "implementation_notes.md"
+
+
+def notes_sections() -> tuple[set[str], set[str]]:
+    """The section keys (headings) and the MyST labels (``(notes-...)=``) of book/implementation_notes.md."""
+    page = NOTES.read_text()
+    keys = set(re.findall(r"^##+ ([a-z]+(?:\.[a-z0-9-]+)?)\b", page, re.M))
+    labels = set(re.findall(r"^\((notes-[a-z0-9-]+)\)=$", page, re.M))
+    return keys, labels
+
+
 def test_cited_implementation_notes_sections_exist():
     """Every "implementation notes §key" cited in the package names a heading of book/implementation_notes.md."""
-    page = (REPO / "book" / "implementation_notes.md").read_text()
-    defined = set(re.findall(r"^##+ ([a-z]+(?:\.[a-z0-9-]+)?)\b", page, re.M))
+    defined, _ = notes_sections()
     text = "\n".join(p.read_text() for p in (REPO / "src" / "pategan_audit").rglob("*.py"))
     cited = set(re.findall(r"§([a-z]+\.[a-z0-9-]+)", text))
     assert cited, "no citations found"
     assert cited <= defined, sorted(cited - defined)
+
+
+def notebook_markdown() -> dict[str, str]:
+    """The markdown cells of every notebooks/*.py, joined per notebook."""
+    import jupytext
+
+    return {p.stem: "\n".join(c.source for c in jupytext.read(p).cells if c.cell_type == "markdown")
+            for p in sorted((REPO / "notebooks").glob("*.py"))}
+
+
+REF = re.compile(r"\{ref\}`([^`<]*?)\s*<([^`>]+)>`")
+
+
+def test_notebook_citations_resolve():
+    """The notebooks' markdown cites implementation notes sections that exist: every ``§key`` is a heading of
+    book/implementation_notes.md, every ``{ref}`§key <label>``` link targets one of its labels, the label of that
+    very key (``notes-`` + the key with dots as dashes), and no cell cites a document the repository lacks
+    (the external "spec" files the notes were written from)."""
+    defined, labels = notes_sections()
+    markdown = notebook_markdown()
+    assert any(REF.search(text) for text in markdown.values()), "no links to the implementation notes found"
+    for name, text in markdown.items():
+        for title, label in REF.findall(text):
+            if not label.startswith("notes-"):
+                continue  # a label of another page
+            assert label in labels, f"{name}: no label ({label})= in {NOTES.name}"
+            key = title.strip().removeprefix("§")
+            assert label == "notes-" + key.replace(".", "-"), f"{name}: link text {title!r} does not match {label}"
+        cited = set(re.findall(r"§([a-z]+(?:\.[a-z0-9-]+)?)", text))
+        assert cited <= defined, f"{name}: unknown implementation notes sections {sorted(cited - defined)}"
+        dangling = re.findall(r".{0,30}\b(?:specs?|spec's)\b.{0,30}", text)
+        assert not dangling, f"{name}: cites a spec document the repository does not contain: {dangling}"

@@ -2,7 +2,8 @@
 from pathlib import Path
 
 from pategan_audit import runner
-from pategan_audit.utility.page import blocks, page_cells, settings
+from pategan_audit.pages import blocks
+from pategan_audit.utility.page import page_cells, settings
 from pategan_audit.utility.profiles import MAIN_EPSILON, get_profile
 
 from .conftest import IMPLEMENTATIONS, make_page

@@ -2,7 +2,8 @@
 import pandas as pd
 
 from pategan_audit.archive import Archive
-from pategan_audit.utility.page import blocks, large
+from pategan_audit.pages import blocks
+from pategan_audit.utility.page import large
 
 from .conftest import fake_rows
 

@@ -2,7 +2,8 @@
 import matplotlib.pyplot as plt
 
 from pategan_audit.classifiers import CLASSIFIERS
-from pategan_audit.utility.page import blocks, per_classifier
+from pategan_audit.pages import blocks
+from pategan_audit.utility.page import per_classifier
 
 from .conftest import make_page
 

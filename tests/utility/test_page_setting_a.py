@@ -2,7 +2,8 @@
 import numpy as np
 
 from pategan_audit.classifiers import CLASSIFIERS
-from pategan_audit.utility.page import blocks, setting_a
+from pategan_audit.pages import blocks
+from pategan_audit.utility.page import setting_a
 
 
 def test_table7_is_written_with_its_caption(page):

@@ -2,7 +2,8 @@
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from pategan_audit.utility.page import blocks, sweeps
+from pategan_audit.pages import blocks
+from pategan_audit.utility.page import sweeps
 
 
 def test_sweep_figures_in_the_pages_order(page):

@@ -3,7 +3,8 @@ import numpy as np
 import pandas as pd
 
 from pategan_audit import reference
-from pategan_audit.utility.page import blocks, table4
+from pategan_audit.pages import blocks
+from pategan_audit.utility.page import table4
 from pategan_audit.utility.tables import dataset_by_implementation
 
 from .conftest import IMPLEMENTATIONS, make_page

@@ -150,7 +150,7 @@ def violation_count(switches: pd.DataFrame) -> str:
         f"**Count from the switches: {n_priv} privacy violations + {n_bug} other bugs** "
         f"(paper: 19 + 5). This count files *Labels Distribution* (V19) under privacy violations, as the paper's text "
         f"does; the extracted header of its Table 2 places that column under \"Other Bugs\", which would give "
-        f"{n_priv - n_labels} + {n_bug + n_labels} (implementations spec §10.1). "
+        f"{n_priv - n_labels} + {n_bug + n_labels} (implementation notes §violations.count). "
         f"Every ticked (implementation, id) pair agrees with the paper's ticks: **{agree}**."
     )
 
@@ -181,7 +181,7 @@ def largest_disagreement(table: pd.DataFrame) -> float:
 
 
 def eps_hat_64_queries(*, delta: float = 1e-5, num_teachers: int = 5) -> pd.DataFrame:
-    """The spec's worked check (§8.2): ε̂ after 64 queries with votes (n0, n1) = (4, 1), per
+    """The worked check of implementation notes §accountants.examples: ε̂ after 64 queries with votes (n0, n1) = (4, 1), per
     accountant (its default number of moments L) and λ in :data:`LAMBDAS`."""
     rows = []
     for lam in LAMBDAS:

@@ -15,24 +15,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .theme import ANNOTATION_FONT_PT, IMPLEMENTATION_COLORS, IMPLEMENTATION_ORDER
+from .theme import ANNOTATION_FONT_PT, IMPLEMENTATION_COLORS, axes_of, ordered_names
 
 __all__ = ["ATTACK_TITLES", "CHANNEL_COLORS", "CHANNEL_LABELS", "plot_epsilon_bars", "plot_figure5", "plot_ablation", "plot_channels"]
 
 ATTACK_TITLES = {"querybased": "(a) Querybased, worst-case dataset", "groundhog": "(b) GroundHog, Cervical Cancer"}
 _EPS_LABEL = r"$\varepsilon_{emp}$"
-
-
-def _axes(ax, figsize):
-    if ax is None:
-        fig, ax = plt.subplots(figsize=figsize)
-        return fig, ax
-    return ax.figure, ax
-
-
-def _ordered(names: Sequence[str]) -> list[str]:
-    known = [n for n in IMPLEMENTATION_ORDER if n in set(names)]
-    return known + sorted(set(names) - set(known))
 
 
 def _check(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
@@ -63,8 +51,8 @@ def plot_epsilon_bars(
     ``reference``: the paper's values {implementation: ε_emp}, drawn as black ticks with the
     number beside them; ``ceiling``: the perfect-attack bound of this sample size.
     """
-    fig, ax = _axes(ax, (5.5, 3.2))
-    names = _ordered(list(values))
+    fig, ax = axes_of(ax, (5.5, 3.2))
+    names = ordered_names(list(values))
     y = np.arange(len(names))[::-1]  # first name at the top
     ax.barh(y, [values[n] for n in names], color=[IMPLEMENTATION_COLORS.get(n, (0.5, 0.5, 0.5)) for n in names],
             height=0.6, edgecolor="black", linewidth=0.5)
@@ -161,7 +149,7 @@ def plot_ablation(
     if len(channels) > 1:
         raise ValueError(f"ablation records of {attack} mix channels {channels}; pass one channel's records")
     rows: list[tuple[str, str, float]] = []
-    for name in _ordered(sel["implementation"].unique()):
+    for name in ordered_names(sel["implementation"].unique()):
         part = sel[sel["implementation"] == name].drop_duplicates("variant").set_index("variant")
         rows += [(name, v, float(part.loc[v, "epsilon_emp"])) for v in _variant_order(part.index)]
     # y from the top: one slot per bar, plus one header slot per implementation
@@ -172,7 +160,7 @@ def plot_ablation(
             y -= 1.0
         ys.append(y)
         y -= 1.0
-    fig, ax = _axes(ax, (6.4, 0.9 + 0.26 * (len(rows) + len(headers))))
+    fig, ax = axes_of(ax, (6.4, 0.9 + 0.26 * (len(rows) + len(headers))))
     colors = [IMPLEMENTATION_COLORS.get(n, (0.5, 0.5, 0.5)) for n, _, _ in rows]
     edges = [1.4 if v == "as benchmarked" else 0.4 for _, v, _ in rows]
     ax.barh(ys, [r[2] for r in rows], height=0.75, color=colors, edgecolor="black", linewidth=edges)
@@ -218,7 +206,7 @@ def plot_channels(
         table = part.pivot_table(index="implementation", columns="channel", values="epsilon_emp", aggfunc="first")
         series = [c for c in CHANNEL_COLORS if c in table.columns]
         table = table.rename(columns=CHANNEL_LABELS)
-        _grouped(ax, table, _ordered(part["implementation"].unique()), [CHANNEL_LABELS[c] for c in series],
+        _grouped(ax, table, ordered_names(part["implementation"].unique()), [CHANNEL_LABELS[c] for c in series],
                  [CHANNEL_COLORS[c] for c in series], epsilon=epsilon, ceiling=ceiling)
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
         ax.set_title(ATTACK_TITLES[attack])

@@ -20,7 +20,7 @@ import seaborn as sns  # noqa: E402
 
 from ..runner import atomic_write_bytes  # noqa: E402
 
-__all__ = ["IMPLEMENTATION_ORDER", "IMPLEMENTATION_COLORS", "IMPLEMENTATION_MARKERS", "MIN_FONT_PT", "ANNOTATION_FONT_PT",
+__all__ = ["axes_of", "ordered_names", "IMPLEMENTATION_ORDER", "IMPLEMENTATION_COLORS", "IMPLEMENTATION_MARKERS", "MIN_FONT_PT", "ANNOTATION_FONT_PT",
            "COLUMN_WIDTH_IN", "FIGURE_DPI", "set_theme", "readable", "save_figure", "caption"]
 
 #: Smallest font size (points) of any text of a figure, at the figure's own size ("1:1").
@@ -89,3 +89,19 @@ def save_figure(fig, name: str, directory: str | Path) -> dict[str, Path]:
 def caption(text: str, *, profile: str, runs: str) -> str:
     """Caption text that always states the profile and the number of runs behind a figure."""
     return f"{text} Profile `{profile}`; {runs}."
+
+
+def axes_of(ax, figsize):
+    """``(figure, axes)``: a new figure of ``figsize`` inches when ``ax`` is None, else ``ax``'s."""
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=figsize)
+        return fig, ax
+    return ax.figure, ax
+
+
+def ordered_names(names) -> list[str]:
+    """Implementation names in the paper's order (:data:`IMPLEMENTATION_ORDER`), others after, sorted."""
+    known = [n for n in IMPLEMENTATION_ORDER if n in set(names)]
+    return known + sorted(set(names) - set(known))

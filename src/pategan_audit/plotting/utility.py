@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .theme import ANNOTATION_FONT_PT, IMPLEMENTATION_COLORS, IMPLEMENTATION_MARKERS, IMPLEMENTATION_ORDER
+from .theme import ANNOTATION_FONT_PT, IMPLEMENTATION_COLORS, IMPLEMENTATION_MARKERS, IMPLEMENTATION_ORDER, axes_of, ordered_names
 
 __all__ = ["EPSILON_LABEL", "plot_epsilon_sweep", "plot_mean_se", "plot_classifier_heatmap", "plot_profile_comparison"]
 
@@ -24,15 +24,7 @@ EPSILON_LABEL = r"epsilon (with delta = $10^{-5}$)"
 
 
 def _axes(ax, figsize=(5.0, 3.8)):  # with the legend beside it, < 7 in: the book shows it at 1:1
-    if ax is None:
-        fig, ax = plt.subplots(figsize=figsize)
-        return fig, ax
-    return ax.figure, ax
-
-
-def _ordered(names: Sequence[str]) -> list[str]:
-    known = [n for n in IMPLEMENTATION_ORDER if n in set(names)]
-    return known + sorted(set(names) - set(known))
+    return axes_of(ax, figsize)
 
 
 def _style(name: str) -> dict:
@@ -86,7 +78,7 @@ def plot_epsilon_sweep(
     """
     _check_columns(series, ("implementation", "epsilon", value), "plot_epsilon_sweep(series)")
     fig, ax = _axes(ax)
-    for name in _ordered(series["implementation"].unique()):
+    for name in ordered_names(series["implementation"].unique()):
         part = series[series["implementation"] == name].sort_values("epsilon")
         ax.plot(part["epsilon"], part[value], label=name, markersize=6, linewidth=1.6, **_style(name))
         if reference is not None:
@@ -125,7 +117,7 @@ def plot_mean_se(
     """
     _check_columns(stats, ("implementation", "epsilon", "mean", "se"), "plot_mean_se(stats)")
     fig, ax = _axes(ax)
-    for name in _ordered(stats["implementation"].unique()):
+    for name in ordered_names(stats["implementation"].unique()):
         part = stats[stats["implementation"] == name].sort_values("epsilon")
         ax.errorbar(part["epsilon"], part["mean"], yerr=part["se"].fillna(0.0), label=name, capsize=3,
                     markersize=6, linewidth=1.6, **_style(name))
@@ -162,7 +154,7 @@ def plot_classifier_heatmap(
     """
     if not isinstance(table, pd.DataFrame) or table.empty:
         raise ValueError("plot_classifier_heatmap needs a non-empty DataFrame (classifiers x implementations)")
-    cols = _ordered(list(table.columns))
+    cols = ordered_names(list(table.columns))
     data = table[cols].astype(float)
     values = data.to_numpy()
     fig, ax = _axes(ax, figsize=(1.0 + 0.72 * len(cols), 0.9 + 0.36 * len(data)))
@@ -193,7 +185,7 @@ def plot_profile_comparison(tables: Mapping[str, pd.DataFrame], *, dataset: str,
     grouped bars, one group per implementation; the majority baseline 0.5 dotted."""
     if not tables:
         raise ValueError("plot_profile_comparison needs at least one table")
-    names = _ordered([c for t in tables.values() for c in t.columns if dataset in t.index and pd.notna(t.loc[dataset, c])])
+    names = ordered_names([c for t in tables.values() for c in t.columns if dataset in t.index and pd.notna(t.loc[dataset, c])])
     fig, ax = _axes(ax, figsize=(6.6, 3.6))
     width = 0.8 / len(tables)
     shades = plt.get_cmap("Greys")(np.linspace(0.35, 0.85, len(tables)))

@@ -3,7 +3,7 @@
 Ganev, Annamalai, De Cristofaro, *The Elusive Pursuit of Reproducing PATE-GAN* (TMLR 2025).
 Every value carries its provenance: ``"printed"`` (in the paper), ``"derived from the authors'
 records"`` (``spalabucr/pategan-audit:data/results``, recomputed with the rules of the book's implementation notes),
-``"hand-read from [49]'s figures"`` or ``"computed for the protocols spec"`` (a stored label: our own computation, see the book's implementation notes).
+``"hand-read from [49]'s figures"`` or ``"computed by us (implementation notes)"`` (our own computation, stated in the book's implementation notes).
 
 Numeric tables come in long format (``table, row, column, value, provenance, note``; rows and
 columns use the package's keys: :data:`DATASETS`, :data:`IMPLEMENTATIONS`, :data:`CLASSIFIERS`,

@@ -34,7 +34,7 @@ EPS_GRID: tuple[float, ...] = (0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0, 50.0)
 PRINTED = "printed"
 RECORDS = "derived from the authors' records"
 HAND_READ = "hand-read from [49]'s figures (hard-coded in the authors' notebook)"
-SPEC = "computed for the protocols spec"
+SPEC = "computed by us (implementation notes)"
 
 LONG_COLUMNS: tuple[str, ...] = ("table", "row", "column", "value", "provenance", "note")
 

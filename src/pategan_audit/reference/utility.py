@@ -51,7 +51,7 @@ def table4(*, wide: bool = False) -> pd.DataFrame:
     n = 25 except Credit (n = 9; implementation notes §utility.best-of-n)."""
     df = long_frame(
         "table4", DATASETS, (PAPER49, *IMPLEMENTATIONS), grid(_TABLE4),
-        notes={("credit", c): "best-of-9, not 25 (protocols spec G.1)" for c in IMPLEMENTATIONS},
+        notes={("credit", c): "best-of-9, not 25 (implementation notes §utility.best-of-n)" for c in IMPLEMENTATIONS},
     )  # fmt: skip
     return _out(df, wide)
 
@@ -140,7 +140,7 @@ def table6(*, wide: bool = False) -> pd.DataFrame:
 def table7(*, wide: bool = False) -> pd.DataFrame:
     """Table 7: dataset summary; AUROC/AUPRC are Setting-A means over the 12 classifiers (printed)."""
     notes = {
-        ("cervical_cancer", "d"): "raw file; the released cleaning keeps 28 features + label (protocols spec A.2)",
+        ("cervical_cancer", "d"): "raw file; the released cleaning keeps 28 features + label (implementation notes §data.cleaning)",
         ("isolet", "auroc"): "measured on the training data: the ISOLET test file is a copy of train (A.2)",
         ("isolet", "auprc"): "measured on the training data: the ISOLET test file is a copy of train (A.2)",
         ("mnist", "imbalance"): "least/most frequent digit ratio",
@@ -165,8 +165,8 @@ def setting_a_reference(*, wide: bool = False) -> pd.DataFrame:
                      0.9969 1.0 0.8209 0.8074 0.9995 1.0 0.9946 0.9942 1.0 0.9998 1.0 1.0
                      0.4645 0.9924 0.9820 0.5228 0.4604 0.8875 0.4811 0.9754 0.9855 0.9918 0.9916 0.9884""")
     by_classifier = [list(col) for col in zip(*values)]  # transpose: rows = classifiers
-    notes = {("GaussianNB", "credit"): "likely a float16 artefact (protocols spec A.2)",
-             ("GBM", "credit"): "likely a float16 artefact (protocols spec A.2)"}  # fmt: skip
+    notes = {("GaussianNB", "credit"): "likely a float16 artefact (implementation notes §data.cleaning)",
+             ("GBM", "credit"): "likely a float16 artefact (implementation notes §data.cleaning)"}  # fmt: skip
     df = long_frame("setting_a", CLASSIFIERS, DATASETS, by_classifier, provenance=RECORDS, notes=notes)
     return _out(df, wide)
 

@@ -3,7 +3,7 @@ import pandas as pd
 
 from pategan_audit.auditing import ablation_settings, ablation_table
 from pategan_audit.auditing.page import ablation
-from pategan_audit.auditing.page.blocks import SaveFigure, SaveTable, ShowFigure, ShowTable, Text
+from pategan_audit.pages.blocks import SaveFigure, SaveTable, ShowFigure, ShowTable, Text
 
 from .conftest import fake_records, make_page
 

@@ -2,7 +2,7 @@
 import pandas as pd
 
 from pategan_audit.auditing.page import channels, diagnostics
-from pategan_audit.auditing.page.blocks import SaveFigure, SaveTable, ShowFigure, ShowTable, Text
+from pategan_audit.pages.blocks import SaveFigure, SaveTable, ShowFigure, ShowTable, Text
 
 CATS = pd.DataFrame({"out": [[0.0], [0.0, 1.0]], "in": [[0.0, 1.0], [0.0, 1.0]]}, index=["A", "B"])
 

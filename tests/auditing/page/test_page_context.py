@@ -4,7 +4,7 @@ from pathlib import Path
 from pategan_audit import runner
 from pategan_audit.auditing.page import context, profile_summary, start_page
 from pategan_audit.report import Section
-from pategan_audit.auditing.page.blocks import Print
+from pategan_audit.pages.blocks import Print
 
 from .conftest import make_page
 

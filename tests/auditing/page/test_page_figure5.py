@@ -3,7 +3,7 @@ import pandas as pd
 
 from pategan_audit import reference
 from pategan_audit.auditing.page import figure5
-from pategan_audit.auditing.page.blocks import SaveFigure, SaveTable, ShowFigure, Text
+from pategan_audit.pages.blocks import SaveFigure, SaveTable, ShowFigure, Text
 
 from .conftest import IMPLEMENTATIONS
 

@@ -1,7 +1,7 @@
 """pategan_audit.auditing.page.limits: ceilings per profile and the test outputs a bound needs."""
 from pategan_audit.auditing import AUDIT_PROFILES
 from pategan_audit.auditing.page import limits
-from pategan_audit.auditing.page.blocks import SaveTable, ShowTable
+from pategan_audit.pages.blocks import SaveTable, ShowTable
 
 
 def test_ceilings_per_profile():

@@ -4,7 +4,7 @@ import pytest
 
 from pategan_audit.auditing import verdicts
 from pategan_audit.auditing.page import paper_scale
-from pategan_audit.auditing.page.blocks import SaveFigure, SaveTable, ShowFigure, ShowTable, Text
+from pategan_audit.pages.blocks import SaveFigure, SaveTable, ShowFigure, ShowTable, Text
 
 from .conftest import record
 

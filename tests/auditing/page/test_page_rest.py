@@ -2,7 +2,7 @@
 import pandas as pd
 
 from pategan_audit.auditing.page import aggregators, compute, scorecard, verdicts
-from pategan_audit.auditing.page.blocks import Print, Scorecard, Text
+from pategan_audit.pages.blocks import Print, Scorecard, Text
 
 from .conftest import IMPLEMENTATIONS, make_page
 

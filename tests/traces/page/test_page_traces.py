@@ -2,7 +2,7 @@
 import pandas as pd
 
 from pategan_audit.traces.page import losses, moments, scorecard, seen, settings
-from pategan_audit.traces.page.blocks import Glue, Print, SaveFigure, ShowFigure, Text
+from pategan_audit.pages.blocks import Glue, Print, SaveFigure, ShowFigure, Text
 from pategan_audit.traces.profiles import LOSS_IMPLEMENTATIONS, MOMENT_ACCOUNTANTS
 
 from .conftest import make_page

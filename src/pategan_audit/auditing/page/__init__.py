@@ -22,14 +22,13 @@ module           builders                                                       
 ===============  ===================================================================  ==========================
 
 Each builder takes the :class:`AuditPage`, keeps on it what later sections read and returns
-blocks (:mod:`.blocks`); ``page.show(blocks)`` writes them under ``results/auditing/`` and
+blocks (:mod:`pategan_audit.pages.blocks`); ``page.show(blocks)`` writes them under ``results/auditing/`` and
 displays them. The paper-scale sections read the committed archives through
 :mod:`pategan_audit.auditing.verdicts`; the page never recomputes them.
 """
 from . import (
     ablation,
     aggregators,
-    blocks,
     calibration,
     channels,
     compute,
@@ -44,6 +43,6 @@ from . import (
 )
 from .context import AuditPage, profile_summary, runs_text, start_page
 
-__all__ = ["AuditPage", "ablation", "aggregators", "blocks", "calibration", "channels", "compute", "corrected",
+__all__ = ["AuditPage", "ablation", "aggregators", "calibration", "channels", "compute", "corrected",
            "diagnostics", "figure5", "limits", "paper_scale", "profile_summary", "runs_text", "scorecard", "start_page",
            "targets", "verdicts"]

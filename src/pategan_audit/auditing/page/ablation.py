@@ -18,7 +18,7 @@ from ..diagnostics import encoder_categories, student_labels, vote_unanimity
 from ..profiles import ABLATION_CHANNELS
 from ..settings import AuditSetting
 from ..summaries import ablation_table
-from .blocks import Block, SaveFigure, SaveTable, ShowFigure, ShowTable, Text
+from ...pages.blocks import Block, SaveFigure, SaveTable, ShowFigure, ShowTable, Text
 from .context import AuditPage
 from .diagnostics import rows_still
 
@@ -27,7 +27,7 @@ __all__ = ["ACCOUNTANT_REASON", "BOUNDS_REASON", "CATEGORIES_REASON", "ablation_
 
 ACCOUNTANT_REASON = ("the accountant fixes (V7–V9) change only ε̂, and at λ ≤ 10⁻³ the data-independent term "
                      "2λ²l(l+1) is the minimum for every vote and moment, so every accountant — buggy or not — "
-                     "charges the same (implementations spec §0.4, 'bugs hidden at small λ'): ε̂, the stopping "
+                     "charges the same (implementation notes §common.small-lambda): ε̂, the stopping "
                      "iteration and therefore every released table are unchanged")
 BOUNDS_REASON = ("the bounds fix changes nothing here: the preset's data-derived scaling of a constant 0 column (out "
                  "world) is scale 1, offset 0 — exactly what the public bounds {0, 1} give — and in the in world the "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import mechanism
-from .blocks import Block, SaveTable, ShowTable, Text
+from ...pages.blocks import Block, SaveTable, ShowTable, Text
 from .context import AuditPage
 
 __all__ = ["LAMBDA1_PRESETS", "queries", "updated_note", "vote_aggregators", "at_lambda1"]

@@ -15,7 +15,7 @@ from ..calibration import IgnoreFactory
 from ..featurisers import QueryFeaturiser
 from ..profiles import AUDIT_PROFILES
 from ..settings import attack_data
-from .blocks import Block, SaveTable, ShowTable, Text
+from ...pages.blocks import Block, SaveTable, ShowTable, Text
 from .context import AuditPage
 
 __all__ = ["UNIFORM_COLUMNS", "uniform_at_paper_scale", "uniform_note", "calibration"]

@@ -9,7 +9,7 @@ from ...plotting.auditing import plot_channels
 from ..diagnostics import encoder_categories
 from ..settings import AuditSetting
 from ..summaries import channel_sentences, channel_table
-from .blocks import Block, SaveTable, ShowTable, Text, figure
+from ...pages.blocks import Block, SaveTable, ShowTable, Text, figure
 from .context import AuditPage
 
 __all__ = ["SYNTHCITY_NOTE", "synthcity_categories_leak", "with_notes", "channels"]

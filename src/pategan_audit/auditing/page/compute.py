@@ -6,7 +6,7 @@ import time
 
 import pandas as pd
 
-from .blocks import Block, Print, SaveTable, ShowTable
+from ...pages.blocks import Block, Print, SaveTable, ShowTable
 from .context import AuditPage
 
 __all__ = ["unique_runs", "core_seconds", "compute"]

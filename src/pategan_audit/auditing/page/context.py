@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from ..profiles import AuditProfile, get_profile
-from .blocks import Block, Print, publish
+from ...pages.blocks import Block, Print, SectionPage
 
 __all__ = ["AuditPage", "start_page", "runs_text", "profile_summary"]
 
@@ -30,7 +30,7 @@ def runs_text(profile: AuditProfile) -> str:
 
 
 @dataclass
-class AuditPage:
+class AuditPage(SectionPage):
     """The page's inputs and what its sections computed so far.
 
     section: the :class:`pategan_audit.report.Section` the page writes to (profile, ε, seed).
@@ -67,14 +67,6 @@ class AuditPage:
     ablation_cp: pd.DataFrame | None = None
 
     @property
-    def eps(self) -> float:
-        return self.section.eps
-
-    @property
-    def seed(self) -> int:
-        return self.section.seed
-
-    @property
     def ceiling_cp(self) -> float:
         return self.profile.ceiling("clopper_pearson")
 
@@ -102,10 +94,6 @@ class AuditPage:
     def time(self, part: str, start: float, *, add: bool = False) -> None:
         """Record the wall seconds of ``part`` since ``start`` (``add``: add to what it has)."""
         self.timings[part] = (self.timings.get(part, 0.0) if add else 0.0) + time.perf_counter() - start
-
-    def show(self, blocks: Sequence[Block]) -> None:
-        """Write and display ``blocks`` (see :func:`~pategan_audit.auditing.page.blocks.publish`)."""
-        publish(self.section, blocks)
 
 
 def start_page(section: Any, *, implementations: Sequence[str], attacks: Sequence[str], groundhog_target: int = 397,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import verdicts
-from .blocks import Block, SaveTable, ShowTable, Text
+from ...pages.blocks import Block, SaveTable, ShowTable, Text
 from .context import AuditPage
 
 __all__ = ["ARCHIVE", "verdict_text", "large_text", "corrected"]

@@ -11,7 +11,7 @@ import pandas as pd
 from ..diagnostics import encoder_categories, released_rows_move
 from ..profiles import AUDIT_PROFILES
 from ..settings import AuditSetting
-from .blocks import Block, SaveTable, ShowTable, Text
+from ...pages.blocks import Block, SaveTable, ShowTable, Text
 from .context import AuditPage
 
 __all__ = ["CATEGORY_COLUMNS", "differing_categories", "categories_note", "synthcity_categories", "rows_move",

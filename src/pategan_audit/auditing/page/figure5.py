@@ -13,7 +13,7 @@ from ...plotting.auditing import plot_figure5
 from .. import fdp
 from ..audit import make_settings, run_settings
 from ..settings import CHANNELS
-from .blocks import Block, SaveTable, ShowTable, Text, figure
+from ...pages.blocks import Block, SaveTable, ShowTable, Text, figure
 from .context import AuditPage
 
 __all__ = ["paper_by_attack", "run_audit", "figure5", "paper_channel", "figure5_table", "figure12", "null_floor_note",

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..bounds import min_test_outputs
 from ..profiles import AUDIT_PROFILES
-from .blocks import Block, table
+from ...pages.blocks import Block, table
 from .context import AuditPage
 
 __all__ = ["TARGETS", "ceilings", "needed", "profile_limits"]

@@ -12,7 +12,7 @@ from ... import reference
 from ...plotting.auditing import plot_figure5
 from .. import fdp, verdicts
 from ..bounds import perfect_attack_ceiling
-from .blocks import Block, SaveTable, ShowTable, Text, figure
+from ...pages.blocks import Block, SaveTable, ShowTable, Text, figure
 from .context import AuditPage
 from .figure5 import paper_by_attack
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..profiles import AuditProfile
-from .blocks import Block, Text, scorecard
+from ...pages.blocks import Block, Text, scorecard
 from .context import AuditPage
 from .figure5 import paper_channel
 

@@ -12,7 +12,7 @@ import pandas as pd
 from ... import reference
 from ..settings import PresetFactory, attack_data
 from ..targets import rank_candidates, select_target
-from .blocks import Block, Print, SaveTable, ShowTable, Text
+from ...pages.blocks import Block, Print, SaveTable, ShowTable, Text
 from .context import AuditPage
 
 __all__ = ["distance_comparison", "selection_note", "target_selection"]

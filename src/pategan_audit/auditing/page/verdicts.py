@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import verdicts
-from .blocks import Block, SaveTable, ShowTable
+from ...pages.blocks import Block, SaveTable, ShowTable
 from .context import AuditPage
 
 __all__ = ["implementation_verdicts"]

@@ -11,10 +11,10 @@ module         builders                                                         
 ``scorecard``  ``scorecard_entries``                                                              Figures 2-4
 =============  =================================================================================  ============
 
-Each builder takes the :class:`TracesPage` and returns blocks (:mod:`.blocks`);
+Each builder takes the :class:`TracesPage` and returns blocks (:mod:`pategan_audit.pages.blocks`);
 ``page.show(blocks)`` writes them under ``results/training_traces/`` and displays them.
 """
-from . import blocks, losses, moments, scorecard, seen
+from . import losses, moments, scorecard, seen
 from .context import TracesPage, run_page, settings
 
-__all__ = ["TracesPage", "blocks", "losses", "moments", "run_page", "scorecard", "seen", "settings"]
+__all__ = ["TracesPage", "losses", "moments", "run_page", "scorecard", "seen", "settings"]

@@ -5,19 +5,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 
 from ..profiles import TraceProfile, get_profile
 from ..suite import TraceResults, compute_traces
-from .blocks import Block, Print, publish, table
+from ...pages.blocks import Block, Print, SectionPage, table
 
 __all__ = ["TracesPage", "run_page", "settings"]
 
 
 @dataclass
-class TracesPage:
+class TracesPage(SectionPage):
     """The page's inputs and traces: what every builder of this package reads.
 
     section: the :class:`pategan_audit.report.Section` the page writes to (profile, ε, seed);
@@ -31,14 +31,6 @@ class TracesPage:
     loss_definition: str = "paper"
 
     @property
-    def eps(self) -> float:
-        return self.section.eps
-
-    @property
-    def seed(self) -> int:
-        return self.section.seed
-
-    @property
     def knobs(self) -> dict:
         """The knobs behind the numbers (profile, ε, seed, runs, caps)."""
         return self.results.settings
@@ -47,13 +39,6 @@ class TracesPage:
         """The loss traces of the page's own seed (one run per implementation)."""
         losses = self.results.losses
         return losses[losses.seed == self.seed]
-
-    def caption(self, text: str, runs: str) -> str:
-        return self.section.caption(text, runs)
-
-    def show(self, blocks: Sequence[Block]) -> None:
-        """Write and display ``blocks`` (see :func:`~pategan_audit.auditing.page.blocks.publish`)."""
-        publish(self.section, blocks)
 
 
 def run_page(section: Any, *, n_jobs: int | None = None, loss_definition: str = "paper",

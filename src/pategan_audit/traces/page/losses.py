@@ -9,7 +9,7 @@ from ... import reference
 from ...plotting import traces as trace_plots
 from ..losses import loss_lines
 from ..profiles import LOSS_IMPLEMENTATIONS
-from .blocks import Block, SaveFigure, ShowFigure, Text, table
+from ...pages.blocks import Block, SaveFigure, ShowFigure, Text, table
 from .context import TracesPage
 
 __all__ = ["figure3", "iterations", "iterations_table", "first_and_last", "levels", "levels_table", "figure11"]

@@ -8,7 +8,7 @@ import pandas as pd
 from ... import reference
 from ...plotting import traces as trace_plots
 from ..profiles import MOMENT_ACCOUNTANTS
-from .blocks import Block, Glue, SaveFigure, ShowFigure, Text, table
+from ...pages.blocks import Block, Glue, SaveFigure, ShowFigure, Text, table
 from .context import TracesPage
 
 __all__ = ["GLUED", "figure4", "last_iteration", "first_moment", "first_moment_table", "moment_values", "final_table"]
@@ -44,7 +44,8 @@ def first_moment(page: TracesPage) -> pd.DataFrame:
     ref = reference.moments_reference().pivot_table(index="accountant", columns="quantity", values="value")
     e1 = e1.join(ref.rename(columns={
         "e1_after_1000_iterations": "paper (≈, λ = 1, 1,000 iterations)",
-        "unanimous_e1_after_320000_queries": "spec check: unanimous votes"}).drop(columns="unanimous_increment_l1"))
+        "unanimous_e1_after_320000_queries": "our check: unanimous votes (implementation notes §traces.moments)",
+    }).drop(columns="unanimous_increment_l1"))
     return e1.reindex(list(MOMENT_ACCOUNTANTS))
 
 

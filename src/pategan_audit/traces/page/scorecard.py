@@ -5,7 +5,7 @@ Figure 4's first moments with the full 1,000 iterations."""
 from __future__ import annotations
 
 from ... import reference
-from .blocks import Block, Print, scorecard
+from ...pages.blocks import Block, Print, scorecard
 from .context import TracesPage
 from .losses import iterations
 from .moments import last_iteration

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ... import reference
 from ...plotting import traces as trace_plots
-from .blocks import Block, Glue, SaveFigure, ShowFigure, Text, table
+from ...pages.blocks import Block, Glue, SaveFigure, ShowFigure, Text, table
 from .context import TracesPage
 
 __all__ = ["figure2", "seen_table", "seen_values"]

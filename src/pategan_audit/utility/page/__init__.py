@@ -13,11 +13,11 @@ module                      builders                                            
 ``ablations``               ``table11``, ``table6``, ``table12``                    Tables 6, 11, 12
 ==========================  ======================================================  =====================
 
-Each builder takes the :class:`UtilityPage` and returns blocks (:mod:`.blocks`);
+Each builder takes the :class:`UtilityPage` and returns blocks (:mod:`pategan_audit.pages.blocks`);
 ``page.show(blocks)`` writes them under ``results/utility/`` and displays them.
 """
-from . import ablations, blocks, large, per_classifier, setting_a, sweeps, table4
+from . import ablations, large, per_classifier, setting_a, sweeps, table4
 from .context import UtilityPage, page_cells, run_page, settings
 
-__all__ = ["UtilityPage", "ablations", "blocks", "large", "page_cells", "per_classifier", "run_page", "settings", "setting_a",
+__all__ = ["UtilityPage", "ablations", "large", "page_cells", "per_classifier", "run_page", "settings", "setting_a",
            "sweeps", "table4"]

@@ -12,7 +12,7 @@ from ..aggregate import best_of_n
 from ..profiles import TEACHER_SWEEP_IMPLEMENTATIONS, teacher_sweep_k
 from ..tables import dataset_by_implementation, delta_row, delta_undefined_note, mean_delta_text, scorecard_rows, side_by_side
 from . import table4 as table4_page
-from .blocks import Block, Glue, Text, scorecard, table
+from ...pages.blocks import Block, Glue, Text, scorecard, table
 from .context import EPILEPTIC, UtilityPage
 
 __all__ = ["teachers", "table11", "conditional", "table6", "hyperparameters", "table12"]

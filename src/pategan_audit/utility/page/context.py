@@ -29,7 +29,7 @@ from ..profiles import (
     teacher_sweep_cells,
 )
 from ..tables import runs_text, select
-from .blocks import Block, publish, table
+from ...pages.blocks import Block, SectionPage, table
 
 __all__ = ["EPILEPTIC", "CREDIT", "UtilityPage", "page_cells", "run_page", "settings"]
 
@@ -67,7 +67,7 @@ def page_cells(profile: UtilityProfile, *, datasets: Sequence[str], implementati
 
 
 @dataclass
-class UtilityPage:
+class UtilityPage(SectionPage):
     """The page's inputs and results: what every artefact builder of this package reads.
 
     section: the :class:`pategan_audit.report.Section` the page writes to (profile, ε, seed).
@@ -89,10 +89,6 @@ class UtilityPage:
         return [d for d in reference.DATASETS if d in self.requested]
 
     @property
-    def eps(self) -> float:
-        return self.section.eps
-
-    @property
     def at_main_epsilon(self) -> bool:
         """The page runs at the paper's ε = 1: only then do its numbers go to the scorecard."""
         return self.section.eps == MAIN_EPSILON
@@ -104,13 +100,6 @@ class UtilityPage:
     def runs(self, group: str, *, dataset: str | None = None) -> str:
         """Caption text: what stands behind the numbers of a group (of one dataset)."""
         return runs_text([c for c in self.cells[group] if dataset is None or c.dataset == dataset])
-
-    def caption(self, text: str, runs: str) -> str:
-        return self.section.caption(text, runs)
-
-    def show(self, blocks: Sequence[Block]) -> None:
-        """Write and display ``blocks`` (see :func:`~pategan_audit.utility.page.blocks.publish`)."""
-        publish(self.section, blocks)
 
 
 def run_page(section: Any, *, datasets: Sequence[str] = (), implementations: Sequence[str], n_jobs: int | None = None,

@@ -11,7 +11,7 @@ from ...plotting.utility import plot_profile_comparison
 from ..aggregate import setting_a_scores
 from ..tables import dataset_by_implementation, side_by_side
 from . import table4 as table4_page
-from .blocks import Block, Figure, Text, table
+from ...pages.blocks import Block, Figure, Text, table
 from .context import UtilityPage
 
 __all__ = ["ARCHIVE", "table4", "training", "setting_a", "large_profile"]

@@ -10,7 +10,7 @@ from ... import reference
 from ...classifiers import CLASSIFIERS
 from ...plotting.utility import plot_classifier_heatmap
 from ..tables import classifier_by_implementation, scorecard_rows, side_by_side
-from .blocks import Block, Figure, Text, scorecard, table
+from ...pages.blocks import Block, Figure, Text, scorecard, table
 from .context import CREDIT, EPILEPTIC, UtilityPage
 from .setting_a import scores as setting_a_scores
 

@@ -10,7 +10,7 @@ from ... import reference
 from ...classifiers import CLASSIFIERS, DETERMINISTIC_CLASSIFIERS
 from ..aggregate import setting_a_scores
 from ..tables import scorecard_rows, side_by_side
-from .blocks import Block, Glue, SaveTable, ShowTable, Text, scorecard
+from ...pages.blocks import Block, Glue, SaveTable, ShowTable, Text, scorecard
 from .context import UtilityPage
 
 __all__ = ["scores", "per_classifier", "table7", "classifiers"]

@@ -10,7 +10,7 @@ from ... import reference
 from ...plotting.utility import plot_epsilon_sweep, plot_mean_se
 from ..aggregate import best_of_n, mean_se
 from ..tables import scorecard_rows, side_by_side
-from .blocks import Block, Figure, SaveTable, ShowTable, Text, scorecard, table
+from ...pages.blocks import Block, Figure, SaveTable, ShowTable, Text, scorecard, table
 from .context import UtilityPage
 from .setting_a import scores as setting_a_scores
 

@@ -12,7 +12,7 @@ import pandas as pd
 from ... import reference
 from ..aggregate import dpgan_count
 from ..tables import dataset_by_implementation, delta_row, pairwise_delta_pct, scorecard_rows, side_by_side
-from .blocks import Block, Glue, Text, scorecard, table
+from ...pages.blocks import Block, Glue, Text, scorecard, table
 from .context import UtilityPage
 
 __all__ = ["ours", "paper", "table4", "single_class_shares", "table4_auprc", "table1", "dpgan"]
@@ -62,7 +62,7 @@ def table4_auprc(page: UtilityPage) -> list[Block]:
     side = side_by_side(ours(page, metric="auprc"), reference.table4_auprc(wide=True))
     shares = single_class_shares(page).dropna()
     note = ("Share of synthetic tables whose label column has a single class (then every classifier scores "
-            "AUROC 0.5 and AUPRC = prevalence exactly, protocols spec B.3): "
+            "AUROC 0.5 and AUPRC = prevalence exactly, implementation notes §utility.classifiers): "
             + ", ".join(f"{k} {v:.0%}" for k, v in shares.items()) + ".")
     return [*table("table4_auprc", side), Text(note)]
 

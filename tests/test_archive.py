@@ -166,3 +166,52 @@ def test_gnmax_cells_pair_each_dataset_with_corrected_and_use_gnmax_teacher_rule
     g = next(c for c in cells if c.implementation == "gnmax" and c.dataset == "cervical_cancer")
     assert g.num_teachers == create("gnmax")._default_num_teachers(686) == 686
     assert all(c.num_teachers is None for c in cells if c.implementation == "corrected")  # the paper's rule
+
+
+def test_target_selection_archive_resumes_by_candidate_and_picks_the_largest_auc(tmp_path, monkeypatch):
+    """audit_targets_large saves after each pair of candidates; a later run keeps them, and the
+    target in meta is the candidate with the largest AUC; same numbers as one select_target call."""
+    from pategan_audit.auditing import targets as T
+    from pategan_audit.auditing.profiles import get_profile
+    from pategan_audit.auditing.settings import PresetFactory, attack_data
+
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    name = "audit_targets_large"
+    assert name in archive.RESUMABLE
+    full = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
+    prof = get_profile("smoke")
+    assert len(full.records) == prof.target_candidates and full.meta["complete"]
+    best = full.records.loc[full.records["auc"].idxmax()]
+    assert full.meta["target"] == int(best["row"]) and full.meta["target_auc"] == pytest.approx(float(best["auc"]))
+    whole = T.select_target(attack_data("groundhog")[1],
+                            PresetFactory("original", epsilon=1.0, overrides={"num_teachers": 5, "max_iter": prof.target_iterations}),
+                            n_candidates=prof.target_candidates, n_models=prof.target_models, seed=0, cache_namespace=None)
+    assert full.records["auc"].tolist() == pytest.approx(whole.candidates["auc"].tolist())
+    # a session that stopped after the first candidate: the rerun computes only the other one
+    archive.write_archive(name, full.records.iloc[:1], {**full.meta, "complete": False}, directory=tmp_path)
+    asked = []
+    real = T.select_target
+    monkeypatch.setattr(T, "select_target", lambda *a, **k: asked.append(k["rows"]) or real(*a, **k))
+    again = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
+    assert asked == [[int(full.records["row"].iloc[1])]] and again.meta["complete"]
+    with pytest.raises(ValueError, match="not among the 2 most isolated"):
+        real(attack_data("groundhog")[1], PresetFactory("original"), n_candidates=2, rows=[0], n_models=1)
+
+
+def test_ablation_archive_runs_each_variant_in_the_ablation_channel(tmp_path, monkeypatch):
+    from pategan_audit.auditing.audit import ablation_variants
+
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    a = archive.run_archive("audit_ablation_querybased_large", profile="smoke", n_jobs=1, directory=tmp_path)
+    assert set(a.records["channel"]) == {"fixed_size"} and a.meta["complete"]
+    for impl, part in a.records.groupby("implementation"):
+        wanted = {label for label, _ in ablation_variants(impl, findings=[f for f in ("O1", "O2", "O3", "O4", "O5", "O6", "O9", "O10")
+                                                                           if f in _switchable_findings(impl)])}
+        assert set(part["variant"]) == wanted
+    assert "as benchmarked" in set(a.records["variant"]) and "all fixed" in set(a.records["variant"])
+
+
+def _switchable_findings(name):
+    from pategan_audit.implementations import violations
+
+    return {v.id for v in violations.violations_for(name, kinds=("finding",)) if v.switchable}

@@ -44,6 +44,14 @@ the book build never recomputes them. The archives are defined (:data:`ARCHIVES`
     Figure 5b's GroundHog game (Cervical, target 397, the paper's 1,000-iteration cap) for the
     seven presets in the paper and the controlled channel, 1,000 shadow models per world,
     trained through the replica axis; saved after every setting and resumed across sessions.
+``audit_ablation_querybased_large`` / ``audit_ablation_groundhog_large``
+    The ablation (each violation fixed alone, everything fixed, each O-finding fixed alone) for the
+    six presets at 1,000 shadow models per world, in each attack's ablation channel; resumable per
+    setting. Querybased is the scale where the differences are resolvable at modest cost (a
+    setting takes minutes); GroundHog's 35 settings take about an hour of CPU each.
+``audit_targets_large``
+    The GroundHog target selection at the paper's scale: 64 candidates, 100 + 100 ``original``
+    models each (1,000 iterations), resumable per pair of candidates.
 
 Re-create one (resumes from the result cache if interrupted)::
 
@@ -181,8 +189,49 @@ def _audit(attack: str, channels: tuple[str, ...]) -> Callable[..., tuple[pd.Dat
     return _audit_runs(((attack, channels),), ALL_PRESETS)
 
 
+#: cheapest presets first (measured GroundHog core-s per model, benchmarks/many_models.py), so that a
+#: session that ends mid-run has saved the most settings
+_COST_ORDER = ("borealis", "corrected", "smartnoise", "updated", "turing", "synthcity", "original")
+
+
+def _run_settings(settings: list, profile: Any, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None,
+                  save: Callable[[pd.DataFrame, dict], None] | None,
+                  meta_now: Callable[[pd.DataFrame], dict]) -> tuple[pd.DataFrame, dict]:
+    """Run ``settings`` (in order) that ``done`` does not hold yet, saving after each one:
+    the resumable loop of every audit archive. ``meta_now(records)`` describes the records so far."""
+    from .auditing import audit as A
+
+    parts = [done] if done is not None and not done.empty else []
+    finished = set() if not parts else set(map(tuple, done[list(SETTING_COLUMNS)].astype(str).to_numpy()))
+    for s in settings:
+        if (s.attack, s.implementation, s.channel, s.variant) in finished:
+            continue
+        recs = pd.DataFrame(A.run_setting(s, profile, n_jobs=n_jobs, backend=backend,
+                                          desc=f"{s.attack}/{s.implementation}/{s.channel}/{s.variant}"))
+        parts.append(recs)
+        records = pd.concat(parts, ignore_index=True)
+        if save is not None:
+            save(records, meta_now(records))
+    records = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    return records, meta_now(records)
+
+
+def _settings_meta(profile: Any, settings: list, records: pd.DataFrame, what: str) -> dict:
+    """The meta every audit archive shares: profile, settings, progress, ceilings, core seconds."""
+    n_train, n_valid, n_test = profile.split
+    core = float(records.groupby("run_id")["train_seconds"].first().sum()) if len(records) else 0.0
+    ran = records.groupby(list(SETTING_COLUMNS)).ngroups if len(records) else 0
+    return {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
+            "settings": [s.key() for s in settings], "settings_done": ran, "complete": ran == len(settings),
+            "runs": (f"{profile.n_per_world:,} shadow models per world and preset ({n_train}/{n_valid}/{n_test} "
+                     f"train/validation/test), {ran} of {len(settings)} settings ({what})"),
+            "ceiling_clopper_pearson": profile.ceiling("clopper_pearson"),
+            "ceiling_bayesian": profile.ceiling("bayesian"), "core_seconds_measured": core}
+
+
 def _audit_runs(games: tuple[tuple[str, tuple[str, ...]], ...], presets: tuple[str, ...]) -> Callable[..., tuple[pd.DataFrame, dict]]:
-    """The audit settings of ``presets`` in each (attack, channels) of ``games``.
+    """The audit settings of ``presets`` in each (attack, channels) of ``games``: the paper's own
+    channel first (Figure 5's cells), then the others, each cheapest preset first.
 
     Resumable per setting: ``done`` holds the records of settings finished in an earlier session
     (read back from the archive folder, where :func:`run_archive` writes them after every
@@ -194,48 +243,100 @@ def _audit_runs(games: tuple[tuple[str, tuple[str, ...]], ...], presets: tuple[s
         from .auditing.profiles import get_profile
 
         profile = get_profile(profile_name)
-        # cheapest presets first (measured GroundHog core-s per model, benchmarks/many_models.py),
-        # so that a session that ends mid-run has saved the most settings
-        cost = ("borealis", "corrected", "smartnoise", "updated", "turing", "synthcity", "original")
-        order = sorted(presets, key=cost.index)
+        order = sorted(presets, key=_COST_ORDER.index)
         settings = [s for attack, channels in games
                     for s in A.make_settings(profile, attacks=(attack,), implementations=order, channels=channels)]
-        parts = [done] if done is not None and not done.empty else []
-        finished = set() if not parts else set(map(tuple, done[list(SETTING_COLUMNS)].astype(str).to_numpy()))
-        n_train, n_valid, n_test = profile.split
+        settings.sort(key=lambda s: (s.channel != "paper", order.index(s.implementation)))
         attacks = [a for a, _ in games]
         channels = sorted({c for _, cs in games for c in cs}, key=list(("paper", "fixed_size", "controlled")).index)
+        what = (f"{len(presets)} presets x {', '.join(channels)} channel" if len(games) == 1 else
+                f"{', '.join(presets)}; " + "; ".join(f"{a}: {', '.join(cs)}" for a, cs in games))
 
         def meta_now(records: pd.DataFrame) -> dict:
-            core = float(records.groupby("run_id")["train_seconds"].first().sum()) if len(records) else 0.0
-            ran = records.groupby(list(SETTING_COLUMNS)).ngroups if len(records) else 0
-            games_text = "; ".join(f"{a}: {', '.join(cs)}" for a, cs in games)
-            return {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
-                    "attack": attacks[0] if len(attacks) == 1 else attacks, "channels": channels,
-                    "settings": [s.key() for s in settings],
-                    "settings_done": ran, "complete": ran == len(settings),
-                    "runs": (f"{profile.n_per_world:,} shadow models per world and preset ({n_train}/{n_valid}/{n_test} "
-                             f"train/validation/test), {ran} of {len(settings)} settings "
-                             + (f"({len(presets)} presets x {', '.join(channels)} channel)" if len(games) == 1 else
-                                f"({', '.join(presets)}; {games_text})")),
-                    "ceiling_clopper_pearson": profile.ceiling("clopper_pearson"),
-                    "ceiling_bayesian": profile.ceiling("bayesian"), "core_seconds_measured": core}
+            return {**_settings_meta(profile, settings, records, what),
+                    "attack": attacks[0] if len(attacks) == 1 else attacks, "channels": channels}
 
-        # the paper's own channel first (Figure 5's cells), then the others, each cheapest first
-        ranked = sorted(settings, key=lambda s: (s.channel != "paper", order.index(s.implementation)))
-        for s in ranked:
-            if (s.attack, s.implementation, s.channel, s.variant) in finished:
-                continue
-            recs = pd.DataFrame(A.run_setting(s, profile, n_jobs=n_jobs, backend=backend,
-                                              desc=f"{s.attack}/{s.implementation}/{s.channel}"))
-            parts.append(recs)
-            records = pd.concat(parts, ignore_index=True)
-            if save is not None:
-                save(records, meta_now(records))
-        records = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-        return records, meta_now(records)
+        return _run_settings(settings, profile, n_jobs, backend, done=done, save=save, meta_now=meta_now)
 
     return run
+
+
+def _ablation(attack: str) -> Callable[..., tuple[pd.DataFrame, dict]]:
+    """The ablation of ``attack`` (one violation fixed at a time, everything fixed, each O-finding
+    fixed alone; ``auditing.audit.ablation_settings``) for the six presets at the profile's scale,
+    in the attack's ablation channel (Querybased: equal output sizes, so the game's size channel
+    does not mask what a fix changes). The profile's own iteration caps apply, so each preset's
+    "as benchmarked" row is the archived Figure 5 setting. Resumable per setting."""
+
+    def run(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
+            save: Callable[[pd.DataFrame, dict], None] | None = None) -> tuple[pd.DataFrame, dict]:
+        from .auditing import audit as A
+        from .auditing.profiles import ABLATION_CHANNELS, ABLATION_PRESETS, ALL_FINDINGS, get_profile
+
+        profile = dataclasses.replace(get_profile(profile_name), ablation_attacks=(attack,),
+                                      ablation_findings=tuple((attack, i, ALL_FINDINGS) for i in ABLATION_PRESETS))
+        order = sorted(ABLATION_PRESETS, key=_COST_ORDER.index)
+        settings = A.ablation_settings(profile, implementations=order, attacks=(attack,))
+
+        def meta_now(records: pd.DataFrame) -> dict:
+            return {**_settings_meta(profile, settings, records, f"ablation of {len(order)} presets, "
+                                                                  f"{ABLATION_CHANNELS[attack]} channel"),
+                    "attack": attack, "channels": [ABLATION_CHANNELS[attack]]}
+
+        return _run_settings(settings, profile, n_jobs, backend, done=done, save=save, meta_now=meta_now)
+
+    return run
+
+
+def _targets(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
+             save: Callable[[pd.DataFrame, dict], None] | None = None) -> tuple[pd.DataFrame, dict]:
+    """The GroundHog target selection (implementation notes §audit.target) at the profile's scale:
+    the ``target_candidates`` most isolated rows of the Cervical training split, each with
+    ``target_models`` ``original`` models per world (k = 5, ``target_iterations`` iterations)
+    scored by their critic on the candidate; the target is the candidate with the largest AUC.
+    Resumable per pair of candidates (one row per candidate in the records)."""
+    from .auditing.profiles import get_profile
+    from .auditing.settings import PresetFactory, attack_data
+    from .auditing.targets import rank_candidates, select_target
+    from .runner import RunOptions, resolve_jobs
+
+    profile = get_profile(profile_name)
+    train = attack_data("groundhog")[1]
+    ranked = rank_candidates(train, n_candidates=profile.target_candidates)
+    factory = PresetFactory("original", epsilon=1.0, overrides={"num_teachers": 5, "max_iter": profile.target_iterations})
+    parts = [done] if done is not None and not done.empty else []
+    finished = set() if not parts else set(done["row"].astype(int))
+    todo = [int(r) for r in ranked["row"] if int(r) not in finished]
+
+    def meta_now(records: pd.DataFrame) -> dict:
+        ran = len(records)
+        best = records.loc[records["auc"].idxmax()] if ran else None
+        return {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
+                "candidates": [int(r) for r in ranked["row"]], "candidates_done": ran,
+                "complete": ran == len(ranked), "epsilon": 1.0, "delta": 1e-5, "generator": "original, k = 5",
+                "target": None if best is None else int(best["row"]),
+                "target_auc": None if best is None else float(best["auc"]),
+                "runs": (f"{profile.target_models} + {profile.target_models} original models per candidate "
+                         f"({profile.target_iterations} iterations), {ran} of {len(ranked)} candidates"),
+                # wall seconds x workers: an upper bound of the core seconds (the fits run in the workers)
+                "core_seconds_measured": float(records["wall_seconds"].sum()) * runner_jobs if ran else 0.0}
+
+    runner_jobs = resolve_jobs(n_jobs)
+    step = 2  # two candidates = four (candidate, world) chunks: both workers busy, little lost on a stop
+    for i in range(0, len(todo), step):
+        rows = todo[i:i + step]
+        t0 = time.perf_counter()
+        selection = select_target(train, factory, n_candidates=profile.target_candidates, rows=rows,
+                                  n_models=profile.target_models, seed=0,
+                                  options=RunOptions(n_jobs=n_jobs, backend=backend, progress=f"targets {rows}"))
+        part = selection.candidates.assign(n_models=profile.target_models,
+                                           wall_seconds=(time.perf_counter() - t0) / len(rows))
+        parts.append(part)
+        records = pd.concat(parts, ignore_index=True)
+        if save is not None:
+            save(records, meta_now(records))
+    records = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    return records, meta_now(records)
 
 
 def _calibration(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
@@ -369,11 +470,15 @@ ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, 
     "audit_calibration_large": _calibration,
     "audit_calibration_channels_large": _calibration_channels,
     "utility_gnmax_large": _utility_gnmax,
+    "audit_ablation_querybased_large": _ablation("querybased"),
+    "audit_ablation_groundhog_large": _ablation("groundhog"),
+    "audit_targets_large": _targets,
     "audit_corrected_large": _audit_runs((("querybased", ("paper", "fixed_size", "controlled")),
                                           ("groundhog", ("paper", "controlled"))), ("corrected",)),
 }
 #: archives that save after every setting and resume from what an earlier session saved
-RESUMABLE = ("audit_groundhog_large", "audit_querybased_fixed_size_large", "audit_corrected_large", "utility_gnmax_large")
+RESUMABLE = ("audit_groundhog_large", "audit_querybased_fixed_size_large", "audit_corrected_large", "utility_gnmax_large",
+             "audit_ablation_querybased_large", "audit_ablation_groundhog_large", "audit_targets_large")
 
 
 def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None, backend: str | None = None,

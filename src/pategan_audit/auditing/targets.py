@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -168,6 +168,7 @@ def select_target(
     make_generator: Callable[[int], Any],
     *,
     n_candidates: int = 64,
+    rows: Sequence[int] | None = None,
     n_models: int = 100,
     seed: int = 0,
     score: Callable[[Any, pd.DataFrame], np.ndarray] = critic_score,
@@ -180,6 +181,10 @@ def select_target(
 ) -> TargetSelection:
     """Run the mini-MIAs of implementation notes §audit.target on the ``n_candidates`` most isolated rows of ``df``.
 
+    ``rows``: run only these candidates (row positions among the ``n_candidates`` ranked ones, or
+    any rows when given with ``n_candidates`` large enough); the models of a candidate do not
+    depend on which others run with it, so a long selection can run a few candidates at a time
+    (the ``audit_targets_large`` archive does). The result then covers those rows only.
     ``make_generator(seed)`` builds an unfitted white-box generator (paper: ``original``, k = 5,
     1,000 iterations); ``n_models`` per world per candidate (paper: 100). Shadow models of all
     candidates run in one parallel map; each score is cached (resumable).
@@ -194,6 +199,13 @@ def select_target(
         raise ValueError(f"n_models must be >= 1, got {n_models}")
     chunk_size = check_chunk_size(chunk_size)
     ranked = rank_candidates(df, n_candidates=n_candidates)
+    if rows is not None:
+        wanted = [int(r) for r in rows]
+        missing = sorted(set(wanted) - set(ranked["row"].astype(int)))
+        if missing:
+            raise ValueError(f"rows {missing} are not among the {n_candidates} most isolated candidates; "
+                             "raise n_candidates or pick ranked rows (rank_candidates)")
+        ranked = ranked[ranked["row"].astype(int).isin(wanted)].reset_index(drop=True)
     df = df.reset_index(drop=True)
     key = None
     if cache_namespace is not None:

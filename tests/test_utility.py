@@ -494,3 +494,52 @@ def test_runs_text_counts_trainings():
     cells = [_cell(n_models=2, n_tables=3), _cell(epsilon=2.0, n_models=1, n_tables=1, subsample=100)]
     text = T.runs_text(cells)
     assert "2 × 3 = 6" in text and "1 × 1 = 1" in text and "3 generator trainings" in text and "cervical_cancer 100" in text
+
+
+# -- what ends a training: the ε sweep can only move presets whose accountant spends ε ---------------
+
+def _stop_rows(impl, eps, iterations, cap, status="ok"):
+    return [{"dataset": "d", "implementation": impl, "epsilon": eps, "model": m, "iterations": it, "max_iter": cap,
+             "status": status} for m, it in enumerate(iterations)]
+
+
+def test_stopping_tells_budget_from_cap():
+    from pategan_audit.utility.tables import cap_binds_text, stopping
+
+    rec = pd.DataFrame(_stop_rows("original", 1.0, [200, 200], 200) + _stop_rows("corrected", 1.0, [32, 32], 200)
+                       + _stop_rows("updated", 1.0, [150, 200], 200) + _stop_rows("smartnoise", 0.1, [0, 0], 200, "not_trained")
+                       + _stop_rows("original", 10.0, [200, 200], 200))
+    stops = stopping(rec).set_index(["implementation", "epsilon"])["stopped_by"]
+    assert stops.to_dict() == {("original", 1.0): "cap", ("corrected", 1.0): "budget", ("updated", 1.0): "mixed",
+                               ("smartnoise", 0.1): "not trained", ("original", 10.0): "cap"}
+    assert cap_binds_text(stopping(rec)) == ("The iteration cap, not ε, ended the trainings of ε = 1: original; "
+                                             "ε = 10: original (their points cannot move with ε at this cap).")
+    assert cap_binds_text(stopping(pd.DataFrame(_stop_rows("corrected", 1.0, [32], 200)))) == ""
+
+
+@pytest.mark.parametrize("name, overrides", [("updated", {"lam": 0.01}), ("synthcity", {"lam": 0.01}),
+                                             ("borealis", {"lam": 0.01}), ("smartnoise", {"lam": 0.01}),
+                                             ("corrected", {})])
+def test_epsilon_moves_every_preset_whose_accountant_spends_the_budget(name, overrides):
+    """The premise of the ε sweeps (Figures 1, 6-9): a larger ε buys more iterations for every
+    preset with an accountant, once the cap does not bind first (here a large λ makes each query
+    expensive, λ = 0.01: at ε = 1 the budget binds within 1-3 iterations, at ε = 4 after 8-38)."""
+    from pategan_audit.implementations import create
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=120), "b": rng.uniform(size=120), "y": rng.integers(0, 2, 120)})
+    if name == "corrected":
+        overrides = {**overrides, "public_bounds": {c: (float(df[c].min()), float(df[c].max())) for c in df}}
+    its = [create(name, epsilon=eps, seed=0, num_teachers=3, max_iter=3000, **overrides).fit(df, label="y").trace.iterations
+           for eps in (1.0, 4.0)]
+    assert its[0] < 3000 and its[0] < its[1], its
+
+
+@pytest.mark.parametrize("name", ["original", "turing"])
+def test_presets_without_an_accountant_run_to_the_cap_whatever_epsilon(name):
+    from pategan_audit.implementations import create
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=60), "y": rng.integers(0, 2, 60)})
+    assert [create(name, epsilon=eps, seed=0, num_teachers=2, max_iter=7).fit(df, label="y").trace.iterations
+            for eps in (0.1, 10.0)] == [7, 7]

@@ -26,6 +26,8 @@ __all__ = [
     "pairwise_delta_pct",
     "runs_text",
     "scorecard_rows",
+    "stopping",
+    "cap_binds_text",
 ]
 
 
@@ -145,6 +147,44 @@ def runs_text(cells: Sequence[UtilityCell | SettingACell]) -> str:
     cap_txt = "/".join("upstream default" if v is None else f"{v:,}" for v in caps)
     return (f"best of n = M models × S tables per number ({per}); {trainings} generator trainings in total; "
             f"iteration cap {cap_txt}{sub_txt}")
+
+
+def stopping(results: pd.DataFrame) -> pd.DataFrame:
+    """What ended each cell's trainings, from its tidy result rows: one row per (dataset,
+    implementation, ε) with the models' iterations (min, max), the cap, and ``stopped_by``:
+    "budget" (every model stopped below the cap: its accountant spent ε), "cap" (every model ran
+    to the cap: ε did not bind, so a sweep over ε cannot move this preset), "mixed", or "not
+    trained" (ε below the accountant's floor). original and turing have no accountant and always
+    run to their cap (V1, V2)."""
+    keys = ["dataset", "implementation", "epsilon"]
+    per_model = results.groupby([*keys, "model"], sort=False).agg(iterations=("iterations", "first"),
+                                                                   max_iter=("max_iter", "first"),
+                                                                   status=("status", "first")).reset_index()
+    rows = []
+    for key, part in per_model.groupby(keys, sort=False):
+        trained = part[part["status"] != "not_trained"]
+        cap = part["max_iter"].iloc[0]
+        if trained.empty:
+            stopped, lo, hi = "not trained", np.nan, np.nan
+        else:
+            its = trained["iterations"].astype(float)
+            lo, hi = float(its.min()), float(its.max())
+            at_cap = (its >= float(cap)) if pd.notna(cap) else pd.Series(False, index=its.index)
+            stopped = "cap" if at_cap.all() else "budget" if not at_cap.any() else "mixed"
+        rows.append({**dict(zip(keys, key)), "iterations min": lo, "iterations max": hi, "max_iter": cap,
+                     "stopped_by": stopped})
+    return pd.DataFrame(rows, columns=[*keys, "iterations min", "iterations max", "max_iter", "stopped_by"])
+
+
+def cap_binds_text(stops: pd.DataFrame) -> str:
+    """Caption sentence naming, per ε, the presets whose trainings all ran to the iteration cap
+    (ε did not bind there); empty when ε bound every preset."""
+    capped = stops[stops["stopped_by"] == "cap"]
+    if capped.empty:
+        return ""
+    parts = [f"ε = {eps:g}: {', '.join(sorted(part['implementation']))}" for eps, part in capped.groupby("epsilon")]
+    return ("The iteration cap, not ε, ended the trainings of " + "; ".join(parts)
+            + " (their points cannot move with ε at this cap).")
 
 
 def scorecard_rows(wide: pd.DataFrame, *, table: str, runs: str, column_suffix: str = "") -> list[dict]:

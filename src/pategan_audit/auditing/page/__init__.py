@@ -29,6 +29,7 @@ displays them. The paper-scale sections read the committed archives through
 from . import (
     ablation,
     aggregators,
+    archived_runs,
     calibration,
     channels,
     compute,
@@ -43,6 +44,6 @@ from . import (
 )
 from .context import AuditPage, profile_summary, runs_text, start_page
 
-__all__ = ["AuditPage", "ablation", "aggregators", "calibration", "channels", "compute", "corrected",
+__all__ = ["AuditPage", "ablation", "aggregators", "archived_runs", "calibration", "channels", "compute", "corrected",
            "diagnostics", "figure5", "limits", "paper_scale", "profile_summary", "runs_text", "scorecard", "start_page",
            "targets", "verdicts"]

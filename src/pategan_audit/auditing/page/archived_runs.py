@@ -1,0 +1,99 @@
+"""The target selection and the ablation at the paper's scale (``ganev2025elusive`` §6.2 and the
+ablation of §6.3), read back from their archives (``audit_targets_large``,
+``audit_ablation_querybased_large``, ``audit_ablation_groundhog_large``; never recomputed by the
+page). A missing or partial archive says so and names the command that continues it.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from ... import reference
+from ...pages.blocks import Block, SaveTable, ShowTable, Text
+from .. import verdicts
+from ..summaries import ablation_table
+from .context import AuditPage
+
+__all__ = ["TARGETS_ARCHIVE", "ABLATION_ARCHIVES", "targets_table", "ablation_with_spread", "targets_large",
+           "ablation_large"]
+
+TARGETS_ARCHIVE = "audit_targets_large"
+ABLATION_ARCHIVES = ("audit_ablation_querybased_large", "audit_ablation_groundhog_large")
+
+
+def _missing(name: str, cost: str) -> Text:
+    return Text(f"*`{name}` has not run yet ({cost}): `python -m pategan_audit.archive {name} --n-jobs 2` computes it "
+                "and resumes where an earlier session stopped.*")
+
+
+def _progress(archive) -> str:
+    meta = archive.meta
+    return "" if meta.get("complete") else f" **Partial run:** {meta.get('runs', '')}."
+
+
+def targets_table(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """The candidates by mini-MIA AUC (ours), best first, beside the paper's best three by AUC."""
+    ours = records.sort_values("auc", ascending=False).reset_index(drop=True)
+    ref = paper[paper["ranking"] == "mia_auc_rank"].sort_values("rank")
+    out = pd.DataFrame({"row (ours)": ours["row"].astype(int), "AUC (ours)": ours["auc"],
+                        "distance (ours)": ours["distance"]}, index=pd.RangeIndex(1, len(ours) + 1, name="rank by AUC"))
+    out["row (paper)"] = pd.Series(ref["row_index"].to_numpy(), index=range(1, len(ref) + 1))
+    out["AUC (paper)"] = pd.Series(ref["value"].to_numpy(), index=range(1, len(ref) + 1))
+    return out
+
+
+def targets_large(page: AuditPage, archive=None) -> list[Block]:
+    """The mini-MIAs at the paper's scale (64 candidates × 100 + 100 ``original`` models)."""
+    if archive is None:
+        from ...archive import read_archive
+
+        archive = read_archive(TARGETS_ARCHIVE)
+    if archive is None:
+        return [_missing(TARGETS_ARCHIVE, "64 × 200 `original` fits, about 7 core-hours")]
+    table = targets_table(archive.records, reference.target_selection_reference())
+    meta = archive.meta
+    return [Text(f"**Target selection at the paper's scale** ({meta.get('runs', '')}; {archive.caption()}). "
+                 f"Our pick so far: **row {meta.get('target')}** (AUC {meta.get('target_auc', float('nan')):.3f}); "
+                 f"the paper's: row 397 (AUC 0.6659).{_progress(archive)}"),
+            SaveTable("target_selection_large", table), ShowTable(table.head(10).round(4))]
+
+
+def ablation_with_spread(records: pd.DataFrame) -> pd.DataFrame:
+    """:func:`~pategan_audit.auditing.summaries.ablation_table` (Clopper-Pearson) with each row's
+    90 % range from its test counts (:func:`~pategan_audit.auditing.verdicts.eps_interval`) and
+    whether its change from "as benchmarked" is resolved: the two ranges do not overlap."""
+    table = ablation_table(records).reset_index()
+    cp = records[records["method"] == "clopper_pearson"].drop_duplicates(["attack", "implementation", "variant"])
+    ranges = {(r["attack"], r["implementation"], r["variant"]): verdicts.eps_interval(r) for _, r in cp.iterrows()}
+    table["ε_emp 90% low"] = [ranges[(a, i, v)][0] for a, i, v in zip(table["attack"], table["implementation"], table["variant"])]
+    table["ε_emp 90% high"] = [ranges[(a, i, v)][1] for a, i, v in zip(table["attack"], table["implementation"], table["variant"])]
+    resolved = []
+    for _, r in table.iterrows():
+        base = ranges.get((r["attack"], r["implementation"], "as benchmarked"))
+        if r["variant"] == "as benchmarked" or base is None:
+            resolved.append("")
+        else:
+            lo, hi = ranges[(r["attack"], r["implementation"], r["variant"])]
+            resolved.append("resolved" if hi < base[0] or lo > base[1] else "within spread")
+    table["change"] = resolved
+    return table
+
+
+def ablation_large(page: AuditPage, archives: dict | None = None) -> list[Block]:
+    """The ablation at 1,000 shadow models per world, one table per attack."""
+    if archives is None:
+        from ...archive import read_archive
+
+        archives = {name: read_archive(name) for name in ABLATION_ARCHIVES}
+    blocks: list[Block] = []
+    costs = {"audit_ablation_querybased_large": "35 settings, about 1 core-hour",
+             "audit_ablation_groundhog_large": "35 settings, about 35 core-hours"}
+    for name in ABLATION_ARCHIVES:
+        archive = archives.get(name)
+        if archive is None:
+            blocks.append(_missing(name, costs[name]))
+            continue
+        table = ablation_with_spread(archive.records)
+        blocks += [Text(f"**Ablation at the paper's scale, {archive.meta.get('attack')}** ({archive.caption()}).{_progress(archive)} "
+                        "'resolved': the 90 % ranges of the variant and of 'as benchmarked' do not overlap."),
+                   SaveTable(name, table, index=False), ShowTable(table.round(2))]
+    return blocks

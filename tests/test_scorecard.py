@@ -284,3 +284,17 @@ def test_verdict_counts_add_up():
 def test_not_compared_lists_figures_10_to_12():
     nc = scorecard.not_compared()
     assert {"Figure 10", "Figure 11", "Figure 12", "Table 3"} <= set(nc["artefact"])
+
+
+def test_section_scorecard_keeps_the_measured_range_for_the_scorecard(tmp_path):
+    """A page's rows carry ``interval_lo``/``interval_hi``; Section.scorecard writes them and
+    collect_ours reads them back, so the cell is judged by its measured spread."""
+    from pategan_audit.report import Section
+
+    sec = Section("utility", profile="book", eps=1.0, seed=0, results_dir=tmp_path)
+    sec.scorecard([{"table": "table4", "row": "cervical_cancer", "column": "original", "ours": 0.7, "runs": "r",
+                    "interval_lo": 0.65, "interval_hi": 0.74},
+                   {"table": "table4", "row": "cervical_cancer", "column": "turing", "ours": 0.9, "runs": "r"}])
+    ours = scorecard.collect_ours(tmp_path).set_index("column")
+    assert ours.loc["original", "interval_lo"] == 0.65 and ours.loc["original", "interval_hi"] == 0.74
+    assert pd.isna(ours.loc["turing", "interval_lo"])

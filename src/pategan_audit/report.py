@@ -72,18 +72,19 @@ class Section:
 
         Columns: ``table``, ``row``, ``column`` — the keys of :mod:`pategan_audit.reference`
         (e.g. ``("table4", "cervical_cancer", "smartnoise")``) — and ``ours``; optional ``runs``
-        (what stands behind the value) and ``ceiling`` (largest value the profile can certify,
-        for audit bounds). Appends to ``<results>/<section>/scorecard.csv`` within one run.
+        (what stands behind the value), ``ceiling`` (largest value the profile can certify,
+        for audit bounds) and ``interval_lo``/``interval_hi`` (our measured 90 % range, from which
+        the scorecard takes the cell's tolerance). Appends to ``<results>/<section>/scorecard.csv`` within one run.
         """
         df = pd.DataFrame(rows)
         missing = {"table", "row", "column", "ours"} - set(df.columns)
         if missing:
             raise ValueError(f"scorecard rows lack columns {sorted(missing)}")
         df = df.assign(section=self.name, profile=self.profile)
-        for col in ("runs", "ceiling"):
+        for col in ("runs", "ceiling", "interval_lo", "interval_hi"):
             if col not in df.columns:
                 df[col] = None
-        df = df[["section", "table", "row", "column", "ours", "profile", "runs", "ceiling"]]
+        df = df[["section", "table", "row", "column", "ours", "profile", "runs", "ceiling", "interval_lo", "interval_hi"]]
         self._scorecard = pd.concat([getattr(self, "_scorecard", None), df], ignore_index=True) if hasattr(self, "_scorecard") else df
         self.table(self._scorecard, "scorecard", index=False)
         return df

@@ -36,3 +36,18 @@ def test_not_trained_lists_refused_models(page):
 
 def test_figure10_when_mnist_is_not_run(page):
     assert sweeps.figure10(page) == [blocks.Text("*Figure 10: MNIST is not run at this profile.*")]
+
+
+def test_sweep_caption_names_the_points_the_cap_holds(page):
+    rows = page.results
+    sweep = rows["cell"].isin({c for c in page.rows("sweep_epileptic")["cell"]})
+    # original ran to its cap at every ε; every other preset stopped on its budget
+    rows.loc[sweep, "iterations"] = 3
+    rows.loc[sweep & (rows["implementation"] == "original"), "iterations"] = rows.loc[sweep, "max_iter"].max()
+    text = next(b.markdown for b in sweeps.sweep_figure(page, 1) if isinstance(b, blocks.Text))
+    eps = sorted(page.rows("sweep_epileptic")["epsilon"].unique())
+    assert "The iteration cap, not ε, ended the trainings of " + "; ".join(f"ε = {e:g}: original" for e in eps) in text
+    rows.loc[sweep, "iterations"] = 3
+    text = next(b.markdown for b in sweeps.sweep_figure(page, 1) if isinstance(b, blocks.Text))
+    assert "ε ended every training" in text
+    plt.close("all")

@@ -13,6 +13,7 @@ from ..profiles import TEACHER_SWEEP_IMPLEMENTATIONS, teacher_sweep_k
 from ..tables import dataset_by_implementation, delta_row, delta_undefined_note, mean_delta_text, scorecard_rows, side_by_side
 from . import table4 as table4_page
 from ...pages.blocks import Block, Glue, Text, scorecard, table
+from . import spread
 from .context import EPILEPTIC, UtilityPage
 
 __all__ = ["teachers", "table11", "conditional", "table6", "hyperparameters", "table12"]
@@ -47,7 +48,18 @@ def table11(page: UtilityPage) -> list[Block]:
         f"(Table 4; on this profile's training rows its rule gives k = {k_main}); 'N/1000 (sweep)' is the sweep's own k = 9",
         runs)
     return [*table("table11", side_by_side(ours, reference.table11(wide=True))), Text("**Table 11.** " + caption),
-            scorecard(scorecard_rows(ours, table="table11", runs=runs))]
+            scorecard(spread.attach(scorecard_rows(ours, table="table11", runs=runs), lambda r: _teachers_interval(page, r)))]
+
+
+def _teachers_interval(page: UtilityPage, row: dict) -> tuple[float, float]:
+    """The interval of a Table 11 entry: "N/1000" is the main run's Epileptic cell, "N/r" (and
+    "N/1000 (sweep)") the sweep's cell with k = :func:`teacher_sweep_k` (r) teachers."""
+    column, implementation = row["column"], row["row"]
+    if column == "N/1000":
+        return spread.interval(page, "main", "auroc", dataset=EPILEPTIC, implementation=implementation)
+    ratio = int(column.split()[0].removeprefix("N/"))
+    return spread.interval(page, "teachers", "auroc", dataset=EPILEPTIC, implementation=implementation,
+                           num_teachers=teacher_sweep_k(ratio))
 
 
 def conditional(page: UtilityPage) -> pd.DataFrame:
@@ -72,7 +84,9 @@ def table6(page: UtilityPage) -> list[Block]:
         "original, mean best-of-n AUROC, ε = 1, non-conditional (main run) vs conditional; last row the mean AUROC-Δ (%) "
         f"against [49] over the datasets present ({', '.join(ours.index[:-1])})", runs)
     return [*table("table6", side_by_side(ours, reference.table6(wide=True))), Text("**Table 6.** " + caption),
-            scorecard(scorecard_rows(ours.drop(index="auroc_delta_pct")[["conditional"]], table="table6", runs=runs))]
+            scorecard(spread.attach(
+                scorecard_rows(ours.drop(index="auroc_delta_pct")[["conditional"]], table="table6", runs=runs),
+                lambda r: spread.interval(page, "conditional", "auroc", dataset=r["row"], implementation="original")))]
 
 
 def hyperparameters(page: UtilityPage) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -108,5 +122,14 @@ def table12(page: UtilityPage) -> list[Block]:
     return [*table("table12", shown), Text("**Table 12.** " + caption), *([Text(f"*{note}*")] if note else []),
             Glue("t12_mean_ours", mean_delta_text(deltas)),
             Glue("t12_mean_paper", f"{paper.loc['auroc_delta_pct'].xs('P', level=1).mean():.2f} %"),
-            scorecard(scorecard_rows(theirs, table="table12", runs=runs, column_suffix=" P")
-                      + scorecard_rows(default, table="table12", runs=page.runs("main"), column_suffix=" D"))]
+            scorecard(_hyperparameter_spread(page, scorecard_rows(theirs, table="table12", runs=runs, column_suffix=" P"), "P")
+                      + _hyperparameter_spread(page, scorecard_rows(default, table="table12", runs=page.runs("main"),
+                                                                    column_suffix=" D"), "D"))]
+
+
+def _hyperparameter_spread(page: UtilityPage, rows: list[dict], hyperparameters: str) -> list[dict]:
+    """Table 12 rows (row = dataset, column = "<implementation> P|D") with the interval of their cell:
+    the hyperparameter run for P, the main run at ε = 1 for D."""
+    group = "hyperparameters" if hyperparameters == "P" else "main_eps1"
+    return spread.attach(rows, lambda r: spread.interval(page, group, "auroc", dataset=r["row"],
+                                                         implementation=r["column"].rsplit(" ", 1)[0]))

@@ -73,6 +73,7 @@ class UtilityPage(SectionPage):
     section: the :class:`pategan_audit.report.Section` the page writes to (profile, ε, seed).
     requested: the ``datasets`` asked for; ``datasets`` the same in Table 4 row order.
     cells: the experiment groups of :func:`page_cells`; results: the tidy rows of all of them.
+    spread: the 90 % bootstrap intervals of its best-of-n cells (:func:`.spread.intervals`, cached).
     """
 
     section: Any
@@ -83,6 +84,8 @@ class UtilityPage(SectionPage):
     results: pd.DataFrame
     elapsed: float = 0.0
     client: Any = field(default=None, repr=False)  # a Dask client kept alive for the page's run
+    #: the bootstrap intervals of the page's best-of-n cells, computed once (:func:`.spread.intervals`)
+    spread: pd.DataFrame | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def datasets(self) -> list[str]:

@@ -11,6 +11,7 @@ from ...classifiers import CLASSIFIERS
 from ...plotting.utility import plot_classifier_heatmap
 from ..tables import classifier_by_implementation, scorecard_rows, side_by_side
 from ...pages.blocks import Block, Figure, Text, scorecard, table
+from . import spread
 from .context import CREDIT, EPILEPTIC, UtilityPage
 from .setting_a import scores as setting_a_scores
 
@@ -44,8 +45,9 @@ def per_classifier_table(page: UtilityPage, name: str, dataset: str, metric: str
     blocks = [*table(name, side_by_side(ours, paper)), Text(f"**Table {number}.** " + caption),
               Figure(f"{name}_difference", heatmap)]
     if page.at_main_epsilon:
-        blocks.append(scorecard(scorecard_rows(ours[[c for c in ours.columns if c in reference.IMPLEMENTATIONS]],
-                                               table=name, runs=runs)))
+        rows = scorecard_rows(ours[[c for c in ours.columns if c in reference.IMPLEMENTATIONS]], table=name, runs=runs)
+        blocks.append(scorecard(spread.attach(rows, lambda r: spread.interval(
+            page, "main", metric, classifier=r["row"], dataset=dataset, implementation=r["column"]))))
     return blocks
 
 

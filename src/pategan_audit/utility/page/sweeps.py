@@ -9,8 +9,9 @@ import pandas as pd
 from ... import reference
 from ...plotting.utility import plot_epsilon_sweep, plot_mean_se
 from ..aggregate import best_of_n, mean_se
-from ..tables import scorecard_rows, side_by_side
+from ..tables import cap_binds_text, scorecard_rows, side_by_side, stopping
 from ...pages.blocks import Block, Figure, SaveTable, ShowTable, Text, scorecard, table
+from . import spread
 from .context import UtilityPage
 from .setting_a import scores as setting_a_scores
 
@@ -57,9 +58,16 @@ def sweep_figure(page: UtilityPage, figure: int) -> list[Block]:
     caption = page.caption(f"{reference.DISPLAY_NAMES[dataset]}, {spec['statistic']} {metric.upper()} against ε (log axis)", runs)
     paper = reference.figure_series(figure).pivot_table(index="implementation", columns="epsilon", values="value")
     side = side_by_side(ours.reindex([i for i in page.implementations if i in ours.index]), paper)
+    epsilons = {f"{metric} eps={e:g}": e for e in ours.columns}
     card = ours.reindex([i for i in reference.IMPLEMENTATIONS if i in ours.index]).rename(columns=lambda e: f"{metric} eps={e:g}")
+    # each point's interval: the bootstrap of its cell (Figure 8: mean ± 1.645 SE over its tables)
+    measure = spread.mean_se_interval if figure == 8 else spread.interval
+    cards = spread.attach(scorecard_rows(card, table=f"figure{figure}", runs=runs), lambda r: measure(
+        page, group, metric, dataset=dataset, implementation=r["row"], epsilon=epsilons[r["column"]]))
+    binds = cap_binds_text(stopping(rows))  # which points cannot move with ε at this profile's cap
+    caption = caption + (" " + binds if binds else " ε ended every training (no point is held by the iteration cap).")
     return [Figure(f"figure{figure}", _plot(rows, figure)), Text(f"**Figure {figure}.** " + caption),
-            *table(f"figure{figure}_values", side), scorecard(scorecard_rows(card, table=f"figure{figure}", runs=runs))]
+            *table(f"figure{figure}_values", side), scorecard(cards)]
 
 
 def sweep_figures(page: UtilityPage) -> list[Block]:

@@ -13,6 +13,7 @@ from ... import reference
 from ..aggregate import dpgan_count
 from ..tables import dataset_by_implementation, delta_row, pairwise_delta_pct, scorecard_rows, side_by_side
 from ...pages.blocks import Block, Glue, Text, scorecard, table
+from . import spread
 from .context import UtilityPage
 
 __all__ = ["ours", "paper", "table4", "single_class_shares", "table4_auprc", "table1", "dpgan"]
@@ -46,9 +47,14 @@ def table4(page: UtilityPage) -> list[Block]:
     blocks = [*table("table4", side), Text("**Table 4.** " + caption)]
     if page.at_main_epsilon:
         auprc = ours(page, metric="auprc", implementations=reference.IMPLEMENTATIONS)
-        blocks += [scorecard(scorecard_rows(_paper_columns(t4), table="table4", runs=runs)),
-                   scorecard(scorecard_rows(auprc, table="table4_auprc", runs=runs))]
+        blocks += [scorecard(_with_spread(page, scorecard_rows(_paper_columns(t4), table="table4", runs=runs), "auroc")),
+                   scorecard(_with_spread(page, scorecard_rows(auprc, table="table4_auprc", runs=runs), "auprc"))]
     return blocks
+
+
+def _with_spread(page: UtilityPage, rows: list[dict], metric: str) -> list[dict]:
+    """Table 4 rows (row = dataset, column = implementation) with the bootstrap interval of their main-run cell."""
+    return spread.attach(rows, lambda r: spread.interval(page, "main", metric, dataset=r["row"], implementation=r["column"]))
 
 
 def single_class_shares(page: UtilityPage) -> pd.Series:

@@ -203,12 +203,19 @@ def _run_settings(settings: list, profile: Any, n_jobs: int | None, backend: str
 
     parts = [done] if done is not None and not done.empty else []
     finished = set() if not parts else set(map(tuple, done[list(SETTING_COLUMNS)].astype(str).to_numpy()))
-    for s in settings:
-        if (s.attack, s.implementation, s.channel, s.variant) in finished:
-            continue
-        recs = pd.DataFrame(A.run_setting(s, profile, n_jobs=n_jobs, backend=backend,
-                                          desc=f"{s.attack}/{s.implementation}/{s.channel}/{s.variant}"))
-        parts.append(recs)
+    todo = [s for s in settings if (s.attack, s.implementation, s.channel, s.variant) not in finished]
+    return _accumulate(parts, todo, lambda s: pd.DataFrame(A.run_setting(
+        s, profile, n_jobs=n_jobs, backend=backend, desc=f"{s.attack}/{s.implementation}/{s.channel}/{s.variant}")),
+        save=save, meta_now=meta_now)
+
+
+def _accumulate(parts: list, steps: list, compute: Callable[[Any], pd.DataFrame], *,
+                save: Callable[[pd.DataFrame, dict], None] | None,
+                meta_now: Callable[[pd.DataFrame], dict]) -> tuple[pd.DataFrame, dict]:
+    """``compute`` each step, appending its records to ``parts`` (the earlier sessions' records
+    first) and saving everything so far after each step; returns the records and their meta."""
+    for step in steps:
+        parts.append(compute(step))
         records = pd.concat(parts, ignore_index=True)
         if save is not None:
             save(records, meta_now(records))
@@ -323,20 +330,17 @@ def _targets(profile_name: str, n_jobs: int | None, backend: str | None, *, done
 
     runner_jobs = resolve_jobs(n_jobs)
     step = 2  # two candidates = four (candidate, world) chunks: both workers busy, little lost on a stop
-    for i in range(0, len(todo), step):
-        rows = todo[i:i + step]
+
+    def candidates(rows: list[int]) -> pd.DataFrame:
         t0 = time.perf_counter()
         selection = select_target(train, factory, n_candidates=profile.target_candidates, rows=rows,
                                   n_models=profile.target_models, seed=0,
                                   options=RunOptions(n_jobs=n_jobs, backend=backend, progress=f"targets {rows}"))
-        part = selection.candidates.assign(n_models=profile.target_models,
+        return selection.candidates.assign(n_models=profile.target_models,
                                            wall_seconds=(time.perf_counter() - t0) / len(rows))
-        parts.append(part)
-        records = pd.concat(parts, ignore_index=True)
-        if save is not None:
-            save(records, meta_now(records))
-    records = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-    return records, meta_now(records)
+
+    return _accumulate(parts, [todo[i:i + step] for i in range(0, len(todo), step)], candidates, save=save,
+                       meta_now=meta_now)
 
 
 def _calibration(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:

@@ -25,7 +25,14 @@ indexing bug, L = 100, δ = N^{-3/2} whatever the user passes (O10).
 
 Deviation (real-batch source): upstream's sampler pairs rows and conditional vectors in a way we
 could only partly reconstruct (implementation notes §synthcity.loop); we draw each real batch uniformly without replacement
-from a fixed random 80 % of the rows and pair it with independently drawn conditional vectors.
+from a fixed random 80 % of the rows and pair it with independently drawn conditional vectors
+(``data_sampler="uniform_80"``, the default). ``data_sampler="upstream"`` rebuilds synthcity 0.2.12's
+sampler instead (:func:`_upstream_pool`: repeats, M ≈ 0.8 N rows per epoch varying with the seed).
+
+Plugin variant (``PLUGIN_OVERRIDES``): the public ``Plugins().get("pategan", random_state=seed)``
+at its defaults, checked against the real 0.2.12 library (tests/implementations/test_synthcity_plugin.py):
+the seed reaches only the data sampler, everything else runs from seed 0, as upstream; its XGBoost
+teachers are replaced by logistic ones and its random draws are ours.
 """
 from __future__ import annotations
 
@@ -43,6 +50,7 @@ from ..components.networks import BatchedMLP, adam
 from ..components.partition import BlockSampler, permutation_blocks
 from ..components.scalers import restore_dtypes
 from ..components.synthcity_encoder import TabularEncoder
+from ..seeds import training_streams
 from .engine import PateConfig, PateGenerator
 from .hyperparameters import paper_setting, paper_sizes
 from .synthcity_steps import ConditionalSampler, critic_step, generator_step
@@ -72,6 +80,7 @@ class SynthcityConfig(PateConfig):
     teacher_model: str = "logistic_refit"
     student_reads_real: bool = True
     reseed_each_fit: bool = False
+    data_sampler: str = "uniform_80"
     conditional_sampler: str = "empirical"
     skip_majority_batches: bool = True
     ignore_user_delta: bool = True
@@ -80,13 +89,22 @@ class SynthcityConfig(PateConfig):
         "partition": ("resample_each_iteration", "disjoint"),
         "teacher_model": ("logistic_refit", "neural_persistent"),
         "conditional_sampler": ("empirical", "none"),
+        "data_sampler": ("uniform_80", "upstream"),
     }
 
 
 # as released (inner class defaults): cap 1000, full epochs, teachers on all m rows, reseeding
 RELEASED_OVERRIDES = {"harness": False, "max_iter": 1000, "reseed_each_fit": True}
-# the public PATEGANPlugin's defaults (implementation notes §synthcity.defaults, §common.table3); its XGBoost teachers are not modelled
-PLUGIN_OVERRIDES = {**RELEASED_OVERRIDES, "max_iter": 200, "n_units_hidden": 500, "learning_rate": 1e-3}
+# The public plugin, ``Plugins().get("pategan", random_state=seed)`` of synthcity 0.2.12, at its
+# defaults (implementation notes §synthcity.defaults, §common.table3): 200 iterations, width 500,
+# lr 1e-3, and upstream's data sampler drawn from the seed (``data_sampler="upstream"``), while
+# networks, partitions, batches and vote noise run from seed 0 (``reseed_each_fit``). Checked
+# against the real library in tests/implementations/test_synthcity_plugin.py (seeding, rows
+# labelled per iteration, δ, the ε̂ of a charge). Not modelled: its XGBoost teachers (ours are
+# logistic) and its exact random draws, so which batches the O4 rule skips, hence the charge and
+# ε̂ of a given iteration, agree in distribution only.
+PLUGIN_OVERRIDES = {**RELEASED_OVERRIDES, "max_iter": 200, "n_units_hidden": 500, "learning_rate": 1e-3,
+                    "data_sampler": "upstream"}
 
 
 class Synthcity(PateGenerator):
@@ -97,7 +115,15 @@ class Synthcity(PateGenerator):
     _vote_offset: ClassVar[float] = 1e-8  # (n1 + Z) / (n0 + n1 + 1e-8) > 0.5
 
     def _seed(self) -> int | None:
-        return 0 if self.config.reseed_each_fit else super()._seed()  # O2: enable_reproducible_results(0)
+        """O2: upstream's GAN constructor calls ``enable_reproducible_results(0)``, so with
+        ``reseed_each_fit`` every training stream runs from seed 0 whatever the seed; only
+        ``data_sampler="upstream"`` (built before that call upstream) still reads the seed."""
+        return 0 if self.config.reseed_each_fit else super()._seed()
+
+    def _sampler_rng(self) -> np.random.Generator:
+        """The stream of upstream's data sampler: a sixth child of the *user's* seed (the five
+        training streams are the first five), untouched by ``reseed_each_fit``."""
+        return np.random.default_rng(training_streams(super()._seed(), 6)[5])
 
     def _delta(self, num_rows: int) -> float:
         if self.config.ignore_user_delta:  # O10: the constructor stores delta=None
@@ -172,9 +198,12 @@ class Synthcity(PateGenerator):
         self.fixed_blocks_ = permutation_blocks(N, k, rng=self.partition_rng)
         if cfg.teacher_model == "neural_persistent":
             self.sampler = BlockSampler(self.fixed_blocks_)
-        # the student's real rows: a fixed random 80 % of positions, each with a fixed cond vector
-        self.student_pool_ = np.sort(self.partition_rng.permutation(N)[: max(1, int(0.8 * N))])
-        self.dataset_cond_ = self.cond_sampler.sample(N, generator=self.train_gen)
+        if cfg.data_sampler == "upstream":
+            self.student_pool_, self.dataset_cond_ = _upstream_pool(X, self.cond_sampler, self._sampler_rng())
+        else:
+            # the student's real rows: a fixed random 80 % of positions, each with a fixed cond vector
+            self.student_pool_ = np.sort(self.partition_rng.permutation(N)[: max(1, int(0.8 * N))])
+            self.dataset_cond_ = self.cond_sampler.sample(N, generator=self.train_gen)
         self._first_subsets = None
         self.trace.extra.update(skipped_batches=[], student_rows=set())
 
@@ -238,6 +267,35 @@ class Synthcity(PateGenerator):
     def _decode(self, values: np.ndarray) -> pd.DataFrame:
         out = self.encoder.inverse_transform(values)[self.columns_]  # plain astype: truncation (O8)
         return restore_dtypes(out, self.dtypes_) if self.config.harness else out
+
+
+def _upstream_pool(X: np.ndarray, cond_sampler: ConditionalSampler, rng: np.random.Generator) -> tuple[np.ndarray, torch.Tensor]:
+    """synthcity 0.2.12's ``ConditionalDatasetSampler`` as built (``utils/samplers.py``), with our
+    draws: a random split of ``⌊0.8 N⌋`` rows; N conditional vectors, each matched to a uniformly
+    drawn row holding its category; the matches that fall in the split are kept in draw order,
+    repeats included, so an epoch visits M ≈ 0.8 N rows and M varies with the seed. Upstream's
+    loader then reads the dataset at each kept match's **position** in that list (the last one for
+    a repeated row), paired with the conditional vector drawn at that position; reproduced. With
+    no discrete column there is no matching: the epoch visits positions ``0 … ⌊0.8 N⌋ − 1``.
+
+    Returns ``(pool, cond)``: [M] row positions (with repeats), [N, C] conditional vectors."""
+    N = X.shape[0]
+    in_split = np.zeros(N, dtype=bool)
+    in_split[rng.permutation(N)[: int(np.floor(0.8 * N))]] = True
+    cond = cond_sampler.sample(N, generator=torch.Generator().manual_seed(int(rng.integers(2**62))))
+    if cond_sampler.width == 0:
+        return np.arange(int(in_split.sum()), dtype=np.int64), cond
+    hot = cond.argmax(dim=1).numpy()
+    block = np.searchsorted(cond_sampler.offsets, hot, side="right") - 1
+    matched = np.empty(N, dtype=np.int64)
+    for j, (start, _) in enumerate(cond_sampler.blocks):
+        for cat in np.unique(hot[block == j] - cond_sampler.offsets[j]):
+            draws = np.flatnonzero((block == j) & (hot - cond_sampler.offsets[j] == cat))
+            rows = np.flatnonzero(X[:, start + cat] > 0.5)
+            matched[draws] = rows[rng.integers(len(rows), size=len(draws))]
+    kept = matched[in_split[matched]]
+    last = {int(v): i for i, v in enumerate(kept)}
+    return np.array([last[int(v)] for v in kept], dtype=np.int64), cond
 
 
 _ENCODER_CACHE: "OrderedDict[tuple, tuple[TabularEncoder, np.ndarray]]" = OrderedDict()

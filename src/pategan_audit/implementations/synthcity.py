@@ -5,8 +5,8 @@ as benchmarked by the audit paper (default) or as released (``harness=False`` pl
 Data (implementation notes §synthcity.data): :class:`~pategan_audit.components.synthcity_encoder.TabularEncoder` (Bayesian
 GMM mode-specific normalisation, one-hot discrete columns; bounds, mixtures and categories read
 from the data, V12). CTGAN-style conditional vectors over the discrete columns (C dims): a
-discrete column chosen uniformly, a category with probability ∝ log(1 + count) (upstream
-``ConditionalDatasetSampler(log_frequency=True)``; O3: data-derived, non-DP).
+discrete column chosen uniformly, a category with probability ∝ its training count (upstream
+0.2.12's ``ConditionalDatasetSampler``; O3: data-derived, non-DP).
 
 Architecture (implementation notes §synthcity.architecture): latent ``N(0,1)^100 ⊕ cond``; residual generator with Gumbel-softmax
 (τ = 0.2) heads; student = WGAN-GP critic ``[x; cond] → 100 LeakyReLU → Dropout(0.1) → 100

@@ -22,8 +22,11 @@ class ConditionalSampler:
     """CTGAN-style conditional vectors over the discrete one-hot blocks of the encoded data.
 
     A row's vector picks a discrete column uniformly and one of its categories with probability
-    ∝ ``log(1 + count)`` (``ConditionalDatasetSampler(log_frequency=True)``): the counts are read
-    from the training data without noise (finding O3). With no blocks the width is 0.
+    ∝ its count in the training data, as synthcity 0.2.12's ``ConditionalDatasetSampler`` does
+    (``utils/samplers.py``: ``category_freq / sum``): the counts are read from the training data
+    without noise (finding O3). With no blocks the width is 0. (Before 2026-11-25 this class
+    weighted by ``log(1 + count)``, CTGAN's ``log_frequency`` option, which 0.2.12 does not have;
+    archived synthcity runs computed before then used that weighting.)
     """
 
     def __init__(self, X: np.ndarray, blocks: Sequence[tuple[int, int]]):
@@ -33,7 +36,7 @@ class ConditionalSampler:
         max_w = max([w for _, w in self.blocks], default=0)
         probs = np.zeros((len(self.blocks), max(max_w, 1)))
         for j, (s, w) in enumerate(self.blocks):
-            freq = np.log(np.asarray(X[:, s:s + w]).sum(axis=0) + 1.0)
+            freq = np.asarray(X[:, s:s + w], dtype=np.float64).sum(axis=0)
             probs[j, :w] = freq / freq.sum()
         self.cum_probs = torch.as_tensor(np.cumsum(probs, axis=1), dtype=torch.float64)
 

@@ -298,3 +298,49 @@ def test_section_scorecard_keeps_the_measured_range_for_the_scorecard(tmp_path):
     ours = scorecard.collect_ours(tmp_path).set_index("column")
     assert ours.loc["original", "interval_lo"] == 0.65 and ours.loc["original", "interval_hi"] == 0.74
     assert pd.isna(ours.loc["turing", "interval_lo"])
+
+
+def _experiment_call(text: str):
+    """``benchmarks/x.py::fn(a=1)`` -> (path, function name, keyword names)."""
+    import ast
+
+    path, call = text.split("::", 1)
+    node = ast.parse(call, mode="eval").body
+    assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name), f"not a call: {call!r}"
+    assert not node.args, f"use keyword arguments: {call!r}"
+    return path, node.func.id, {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+
+
+def test_every_diagnosis_names_an_experiment_that_exists():
+    """Each recorded cause (scorecard.DIAGNOSES) names a function of a benchmark script that exists and
+    accepts the arguments given, so anyone can rerun the evidence."""
+    import importlib.util
+    import inspect
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    assert scorecard.DIAGNOSES
+    modules = {}
+    for d in scorecard.DIAGNOSES:
+        path, name, kwargs = _experiment_call(d.experiment)
+        file = repo / path
+        assert file.is_file() and path.startswith("benchmarks/"), f"{d.key}: no script {path}"
+        if path not in modules:
+            spec = importlib.util.spec_from_file_location(f"_bench_{file.stem}", file)
+            modules[path] = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(modules[path])
+        fn = getattr(modules[path], name, None)
+        assert callable(fn), f"{d.key}: {path} has no function {name}"
+        inspect.signature(fn).bind(**kwargs)  # raises if the arguments do not fit
+
+
+def test_diagnoses_are_scorecard_cells_and_only_explained_ones_count_as_causes():
+    keys = set(zip(*(scorecard.paper_numbers()[c] for c in ("table", "row", "column"))))
+    for d in scorecard.DIAGNOSES:
+        assert d.key in keys, f"{d.key} is not a scorecard cell"
+        assert d.status == "explained" or d.status.startswith("unexplained: tried "), d.status
+        assert d.cause and d.measured
+        assert (d.key in scorecard.EXPLANATIONS) == d.explained
+        if d.explained:
+            assert d.experiment in scorecard.EXPLANATIONS[d.key]
+    assert len({d.key for d in scorecard.DIAGNOSES}) == len(scorecard.DIAGNOSES)

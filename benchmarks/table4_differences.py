@@ -1,0 +1,360 @@
+"""Experiments behind the largest Table 4 differences at the paper's protocol (issue #13, deliverable 3).
+
+Each function below tests one hypothesis about one Table 4 cell of the archive
+``results/archive/utility_large`` (Cervical best-of-25 at the 10,000-iteration cap; Epileptic
+best-of-4 at a 2,000-iteration cap) and returns a small table. The scorecard's
+:data:`pategan_audit.scorecard.DIAGNOSES` names these functions as the evidence of each
+recorded cause; ``tests/test_scorecard.py`` checks that every name it gives exists here.
+
+    nice -n 19 .venv/bin/python benchmarks/table4_differences.py [--quick] [--only NAME ...]
+
+``--quick`` runs every experiment at a reduced size (fewer models/tables/iterations; minutes on
+a loaded 2-core machine); the full size is what the results below were measured with. One torch
+thread; results print as tables (``--json PATH`` also writes them).
+
+Experiments and measured results (full size unless stated; 2026-11-22, a 2-core machine whose
+two cores were busy with an archive job, load average 3.3-4.2; this job ran at ``nice 19``):
+
+``turing_label_decoding`` (turing, Cervical). Hypothesis: the paper's 0.5000 (AUPRC 0.0640 = the
+    test prevalence, so all 25 tables had one label class) comes from how the authors' harness
+    encodes the label, not from the network. In ``code/pate_gans/turing/turing.py`` (class
+    ``PG_TURING``, the one ``eval_utility_cli.py`` uses) ``create_metadata`` makes a column
+    categorical only if its pandas dtype is ``category``; every column of the authors' Cervical
+    and Epileptic pickles is int/float, so the label ``Biopsy`` is an INTEGER column: encoded as
+    ``y/(1 + 1e-8)`` and decoded as ``astype(int)`` of ``v (1 + 1e-8)`` with ``v`` a float32
+    sigmoid output, i.e. 1 only where the sigmoid saturates to exactly 1.0 (bug B4).
+    ``nfeatures = d + 1`` adds one column that ``_encode_data`` never fills (``np.empty``; zeros
+    for an array this size), reproduced here as a constant zero column. Our preset instead
+    one-hot encodes the label and decodes it by argmax (and rounds integers, the audit
+    variant's fix). Same fitted models, three decodings: ``harness`` (INTEGER label, truncate),
+    ``integer_round`` (INTEGER label, round: ``PG_TURING_AUDIT``'s decode), and ``preset`` (the
+    current preset, separately fitted models). Measured (2026-11-25, load 5.0 -> 6.8, 248 s
+    wall), 3 models x 3 tables, 10,000 iterations, k = 2: harness 0.5000 / AUPRC 0.0640 with 9
+    of 9 tables single-class (exactly the paper's 0.5000 / 0.0640); integer_round 0.9679 /
+    0.7768, none single-class; preset 0.9850 / 0.7968 (the archive: 0.9885). A first probe (2
+    models) gave label outputs with maximum 0.997 and 0.982, 6.3 % and 7.7 % of rows above 0.5,
+    none equal to 1.0: truncation gives 0 positives, rounding about the real 6.4 %.
+    Verdict: explained; the preset's label encoding differs from the harness.
+``turing_epileptic_labels`` (turing, Epileptic). The same harness decoding on Epileptic, where
+    the paper prints 0.7425 (two label classes): the mechanism predicts that some label outputs
+    saturate to 1.0 there (the division by ``max`` maps many Epileptic values above 1, pushing
+    the sigmoid layer into saturation). Measures the positive-label fraction of harness-decoded
+    tables. Measured (2026-11-25, load 6.1, 159 s wall), 1 model x 2 tables at 2,000 iterations
+    (the archive's cap), k = 9: 0 and 0 positive labels, 0.5000 / 0.2000; at 500 iterations the
+    label output peaks at 0.56. Verdict: not settled. At our cap the harness decoding would
+    print 0.5 on Epileptic, not 0.7425; whether the label saturates by 10,000 iterations (about
+    8 minutes of one core per model) was not tried.
+``original_second_draw`` (original, Cervical; ours 0.716 vs 0.9265). Hypothesis: draw-to-draw
+    variance (3 of our 5 models emit only one label class; the paper's number is one draw of the
+    authors' single seed-13 stream). Trains a second, independent set of models with the
+    archive's pipeline (``evaluate_cell`` of a ``UtilityCell``, master seed 1) and reports the
+    per-model single-class share and the best-of-n. Measured (2026-11-25, load 4.2 -> 5.0,
+    155 s wall), 5 x 5, 10,000 iterations: 0.8954 / AUPRC 0.5240 (paper 0.9265 / 0.5280;
+    archive draw 0.7158 / 0.3126), 1 of 5 models single-class (archive 3 of 5), per-model mean
+    AUROC 0.77, 0.75, 0.62, 0.69, 0.50. Verdict: explained by draw-to-draw variance.
+``borealis_best_of_n`` (borealis, Epileptic; ours 0.542 best-of-4 at 2,000 iterations vs
+    0.6730 best-of-25). Hypotheses: (a) the 2,000-iteration cap (the paper's run stops on the
+    budget, under 10,000); (b) n: the best-of-n of near-chance tables grows with n. Trains
+    models at the paper's cap (budget-stopped) and reports the iterations, the per-table mean
+    (the records' Fig. 8 statistic: 0.5060 +- 0.0060 over 25 tables) and the best-of-n for
+    n = 1..N over our tables. Measured (2026-11-25, load 4.9 -> 3.2, 673 s wall), 3 x 3: the
+    budget stops borealis at 3,252 iterations; per-table mean 0.524 (sd 0.021; archive 0.494 at
+    2,000); best-of-n 0.532, 0.546, 0.587, 0.605, 0.607, 0.607, 0.607, 0.609, 0.615 for n =
+    1..9, against the archive's best-of-4 0.542, the records' best-of-9 at eps 0.5 / 5 of 0.625
+    / 0.606 and the paper's best-of-25 0.673 (records' per-table mean at eps 1: 0.506, no better
+    than at eps 0.5 / 5). Verdict: explained by the cap and n.
+``epileptic_mean_vs_records`` (every Epileptic cell, no training). Compares the archive's
+    per-table mean AUROC (Fig. 8's statistic) with the authors' records at epsilon = 1, to tell
+    a difference in per-table quality from a difference in the number of tables behind the max.
+    Measured (2026-11-25, 2 s): ours - records = -0.032 (original, z -5.8), -0.010 (updated,
+    z -0.9), +0.007 (synthcity, z 0.5), +0.044 (turing, z 2.9), -0.012 (borealis, z -1.3),
+    +0.060 (smartnoise, z 1.6); iterations run 2,000, 158, 8, 2,000, 2,000, 33.
+
+The measured numbers of the full runs are kept in ``RESULTS`` below (copied from the printed
+output) so that the book and the scorecard can cite them without rerunning.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+
+PAD = "__turing_nfeatures_pad__"  # the harness' never-filled column d+1 (nfeatures = #columns + 1)
+KNOBS = {"mlp_max_iter": 1000, "xgb_n_jobs": 1}  # as the archive utility_large
+
+#: Results of the full-size runs (module docstring), copied from the printed output: best-of-n
+#: AUROC / AUPRC per variant, n tables, share of single-class tables.
+RESULTS: dict[str, object] = {
+    "turing_label_decoding": {"harness": (0.5000, 0.0640, 9, 1.0), "integer_round": (0.9679, 0.7768, 9, 0.0),
+                              "preset": (0.9850, 0.7968, 9, 0.0)},
+    "turing_epileptic_labels": {"harness": (0.5000, 0.2000, 2, 1.0)},
+    "original_second_draw": {"seed 1": (0.8954, 0.5240, 25, 0.20), "archive, seed 0": (0.7158, 0.3126, 25, 0.64)},
+    "borealis_best_of_n": {"n=4": (0.6045, 0.4195, 4, 0.0), "n=9": (0.6154, 0.4446, 9, 0.0)},
+}
+
+
+# ------------------------------------------------------------------------------------------------
+# helpers
+# ------------------------------------------------------------------------------------------------
+def _torch_one_thread() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def _load(dataset: str):
+    from pategan_audit.utility.run import load_dataset
+
+    return load_dataset(dataset, None)
+
+
+def _score(synth: pd.DataFrame, data, seed: int) -> pd.DataFrame:
+    """The archive's evaluation of one synthetic table: cast back to the training dtypes, 12
+    classifiers trained on it and scored on the real test split."""
+    from pategan_audit.classifiers import ClassifierKnobs, evaluate_table
+    from pategan_audit.utility.cells import to_training_dtypes
+
+    synth = to_training_dtypes(synth, data.train)
+    scores = evaluate_table(synth, data.test, seed=seed, knobs=ClassifierKnobs(**KNOBS))
+    return scores.assign(positives=int(synth[data.label].sum()), single_class=bool(synth[data.label].nunique() < 2))
+
+
+def _best_of_n(rows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Mean over classifiers of the per-classifier max over tables (the paper's statistic), the
+    per-table mean (Fig. 8's), the share of single-class tables, and n."""
+    per_cls = rows.groupby([*by, "classifier"])[["auroc", "auprc"]].max().groupby(by).mean()
+    per_tab = rows.groupby([*by, "model", "table"])["auroc"].mean().groupby(by)
+    single = rows.groupby([*by, "model", "table"])["single_class"].first().groupby(by).mean()
+    return per_cls.assign(mean_table_auroc=per_tab.mean(), n=per_tab.count(), single_class_share=single).reset_index()
+
+
+def _seeds(seed: int, n: int) -> list[int]:
+    from pategan_audit.seeds import derive_seed
+
+    return [derive_seed(seed, 1000 + m) for m in range(n)]
+
+
+# ------------------------------------------------------------------------------------------------
+# experiments
+# ------------------------------------------------------------------------------------------------
+def turing_label_decoding(dataset: str = "cervical_cancer", *, n_models: int = 3, n_tables: int = 3,
+                          max_iter: int = 10_000, with_preset: bool = True, seed: int = 0) -> pd.DataFrame:
+    """turing with the authors' utility-harness label handling against our preset.
+
+    ``harness``: every column INTEGER (the label too), the extra zero column, ``astype(int)``
+    truncation (PG_TURING); ``integer_round``: the same models decoded with rounding
+    (PG_TURING_AUDIT); ``preset``: ``create("turing")`` as the archive ran it (one-hot label,
+    argmax). k = max(2, N // 1000) as the harness. Returns the best-of-n summary per decoding.
+    """
+    from pategan_audit.implementations import fit_many
+    from pategan_audit.utility.cells import teacher_count, teacher_ratio
+
+    _torch_one_thread()
+    data = _load(dataset)
+    k = teacher_count(n_train=len(data.train), ratio=teacher_ratio(dataset))
+    n = len(data.train)
+    seeds = _seeds(seed, n_models)
+    padded = pd.concat([data.train, pd.DataFrame({PAD: 0}, index=data.train.index)], axis=1)
+    rows = []
+    harness_models = fit_many("turing", padded, seeds=seeds, label=None, num_teachers=k, max_iter=max_iter,
+                              integer_decode="truncate", record=False)
+    for m, model in enumerate(harness_models):
+        for decode in ("truncate", "round"):
+            model.encoder.integer_decode = decode
+            for s in range(n_tables):
+                synth = model.sample(n, seed=seeds[m] + 7 * s).drop(columns=[PAD])
+                variant = "harness" if decode == "truncate" else "integer_round"
+                rows.append(_score(synth, data, seed=seeds[m] + s).assign(variant=variant, model=m, table=s))
+    if with_preset:
+        preset_models = fit_many("turing", data.train, seeds=seeds, label=data.label, num_teachers=k,
+                                 max_iter=max_iter, record=False)
+        for m, model in enumerate(preset_models):
+            for s in range(n_tables):
+                synth = model.sample(n, seed=seeds[m] + 7 * s)
+                rows.append(_score(synth, data, seed=seeds[m] + s).assign(variant="preset", model=m, table=s))
+    out = _best_of_n(pd.concat(rows, ignore_index=True), ["variant"])
+    return out.assign(dataset=dataset, max_iter=max_iter, num_teachers=k)
+
+
+def turing_epileptic_labels(*, n_models: int = 1, n_tables: int = 2, max_iter: int = 2_000,
+                            evaluate: bool = True, seed: int = 0) -> pd.DataFrame:
+    """The harness decoding of turing on Epileptic: positive labels per table (and, with
+    ``evaluate``, the 12-classifier scores of the harness-decoded tables)."""
+    from pategan_audit.implementations import fit_many
+    from pategan_audit.utility.cells import teacher_count, teacher_ratio
+
+    _torch_one_thread()
+    dataset = "epileptic_seizure"
+    data = _load(dataset)
+    k = teacher_count(n_train=len(data.train), ratio=teacher_ratio(dataset))
+    n = len(data.train)
+    seeds = _seeds(seed, n_models)
+    models = fit_many("turing", pd.concat([data.train, pd.DataFrame({PAD: 0}, index=data.train.index)], axis=1),
+                      seeds=seeds, label=None, num_teachers=k, max_iter=max_iter, integer_decode="truncate",
+                      record=False)
+    rows, raw_max, raw_ones = [], [], []
+    for m, model in enumerate(models):
+        raw = _raw_label_outputs(model, data.label, n, seeds[m])
+        raw_max.append(float(raw.max()))
+        raw_ones.append(float((raw >= 1.0).mean()))
+        for s in range(n_tables):
+            synth = model.sample(n, seed=seeds[m] + 7 * s).drop(columns=[PAD])
+            if evaluate:
+                rows.append(_score(synth, data, seed=seeds[m] + s).assign(variant="harness", model=m, table=s))
+            else:
+                pos = int(synth[data.label].sum())
+                rows.append(pd.DataFrame([{"variant": "harness", "model": m, "table": s, "classifier": "-",
+                                           "auroc": np.nan, "auprc": np.nan, "positives": pos,
+                                           "single_class": pos in (0, n)}]))
+    rows = pd.concat(rows, ignore_index=True)
+    pos = rows.groupby(["model", "table"])["positives"].first()
+    out = _best_of_n(rows, ["variant"]) if evaluate else pd.DataFrame({"variant": ["harness"]})
+    return out.assign(dataset=dataset, max_iter=max_iter, num_teachers=k,
+                      positive_share=float(pos.mean() / n), positives_per_table=str(pos.tolist()),
+                      label_output_max=str([round(v, 6) for v in raw_max]), label_output_share_1=str(raw_ones))
+
+
+def _raw_label_outputs(model, label: str, n: int, seed: int) -> np.ndarray:
+    """The generator's float32 sigmoid output for the label column (before decoding)."""
+    import torch
+
+    col = next(c for c in model.encoder.meta if c.name == label)
+    raw = model._generate(n, None, torch.Generator().manual_seed(int(seed)))
+    return raw[:, col.start]
+
+
+def original_second_draw(*, n_models: int = 5, n_tables: int = 5, max_iter: int = 10_000, seed: int = 1) -> pd.DataFrame:
+    """original on Cervical through the archive's own pipeline (``evaluate_cell``) with another
+    master seed: best-of-n, per-table mean, single-class share, and the per-model picture."""
+    from pategan_audit.utility import aggregate
+    from pategan_audit.utility.cells import UtilityCell
+    from pategan_audit.utility.run import evaluate_cell
+
+    _torch_one_thread()
+    cell = UtilityCell("cervical_cancer", "original", 1.0, n_models=n_models, n_tables=n_tables, max_iter=max_iter,
+                       seed=seed, **KNOBS)
+    res = evaluate_cell(cell)
+    best = aggregate.best_of_n(res)
+    per_table = res.groupby(["model", "table"]).agg(auroc=("auroc", "mean"), single=("single_class", "first"))
+    per_model = per_table.groupby("model").agg(mean_auroc=("auroc", "mean"), single_tables=("single", "sum"))
+    return pd.DataFrame([{
+        "dataset": "cervical_cancer", "implementation": "original", "seed": seed, "n": int(best["n"].iloc[0]),
+        "auroc": float(best["auroc"].iloc[0]), "auprc": float(best["auprc"].iloc[0]),
+        "mean_table_auroc": float(per_table["auroc"].mean()), "single_class_share": float(per_table["single"].mean()),
+        "models_all_single": int((per_model["single_tables"] == n_tables).sum()),
+        "per_model_mean_auroc": str(per_model["mean_auroc"].round(3).tolist()),
+        "iterations": int(res["iterations"].max()),
+    }])
+
+
+def borealis_best_of_n(*, dataset: str = "epileptic_seizure", n_models: int = 3, n_tables: int = 3,
+                       max_iter: int = 10_000, seed: int = 1) -> pd.DataFrame:
+    """borealis through the archive's pipeline at the paper's cap (the budget stops it first):
+    iterations run, per-table mean, and the best-of-n for n = 1 .. M*S (tables in model-major
+    order, so n = 4 is comparable with the archive's 2 x 2 only in size)."""
+    from pategan_audit.utility import aggregate
+    from pategan_audit.utility.cells import UtilityCell
+    from pategan_audit.utility.run import evaluate_cell
+
+    _torch_one_thread()
+    cell = UtilityCell(dataset, "borealis", 1.0, n_models=n_models, n_tables=n_tables, max_iter=max_iter,
+                       seed=seed, **KNOBS)
+    res = evaluate_cell(cell)
+    order = res[["model", "table"]].drop_duplicates().reset_index(drop=True)
+    out = []
+    for n in range(1, len(order) + 1):
+        keep = order.iloc[:n]
+        part = res.merge(keep, on=["model", "table"])
+        best = aggregate.best_of_n(part)
+        out.append({"dataset": dataset, "n": n, "auroc": float(best["auroc"].iloc[0]),
+                    "auprc": float(best["auprc"].iloc[0])})
+    out = pd.DataFrame(out)
+    per_table = res.groupby(["model", "table"])["auroc"].mean()
+    return out.assign(iterations=int(res["iterations"].max()), mean_table_auroc=float(per_table.mean()),
+                      sd_table_auroc=float(per_table.std(ddof=1)) if len(per_table) > 1 else np.nan)
+
+
+def epileptic_mean_vs_records() -> pd.DataFrame:
+    """Archive (Epileptic, best-of-4, 2,000 iterations) against the authors' records at ε = 1:
+    per-table mean AUROC (Fig. 8's statistic, records' mean ± SE over 25 tables) and the
+    best-of-n (ours n = 4, the paper's n = 25). No training."""
+    from pategan_audit import reference as R
+    from pategan_audit.archive import read_archive
+    from pategan_audit.utility.aggregate import best_of_n, mean_se
+
+    rec = read_archive("utility_large").records
+    rec = rec[(rec["dataset"] == "epileptic_seizure") & (rec["implementation"] != "real")]
+    ours_mean = mean_se(rec).set_index("implementation")
+    ours_best = best_of_n(rec).set_index("implementation")
+    fig8 = R.figure_series(8)
+    fig8 = fig8[(fig8["epsilon"] == 1.0)].set_index("implementation")
+    t4 = R.table4(wide=True).loc["epileptic_seizure"]
+    rows = []
+    for impl in fig8.index:
+        m, se = float(fig8.loc[impl, "value"]), float(fig8.loc[impl, "se"])
+        om, ose = float(ours_mean.loc[impl, "mean"]), float(ours_mean.loc[impl, "se"])
+        rows.append({"implementation": impl, "records_mean": m, "records_se": se, "ours_mean": om, "ours_se": ose,
+                     "mean_difference": om - m, "z": (om - m) / np.hypot(se, ose),
+                     "paper_best_of_25": float(t4[impl]), "ours_best_of_4": float(ours_best.loc[impl, "auroc"]),
+                     "iterations": int(rec.loc[rec["implementation"] == impl, "iterations"].max())})
+    return pd.DataFrame(rows)
+
+
+#: name -> (function, full-size kwargs, quick kwargs)
+EXPERIMENTS = {
+    "epileptic_mean_vs_records": (epileptic_mean_vs_records, {}, {}),
+    "turing_label_decoding": (turing_label_decoding, {"n_models": 3, "n_tables": 3},
+                              {"n_models": 1, "n_tables": 2, "with_preset": False}),
+    "turing_epileptic_labels": (turing_epileptic_labels, {"n_models": 1, "n_tables": 2, "max_iter": 2_000},
+                                {"n_models": 1, "n_tables": 2, "max_iter": 500, "evaluate": False}),
+    "original_second_draw": (original_second_draw, {"n_models": 5, "n_tables": 5},
+                             {"n_models": 2, "n_tables": 2}),
+    "borealis_best_of_n": (borealis_best_of_n, {"n_models": 3, "n_tables": 3},
+                           {"n_models": 1, "n_tables": 2, "max_iter": 500}),
+}
+
+
+def _load_average() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover - platform without getloadavg
+        return "n/a"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="reduced sizes (minutes)")
+    parser.add_argument("--only", nargs="+", choices=sorted(EXPERIMENTS), help="run these experiments only")
+    parser.add_argument("--json", help="also write the results to this JSON file")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("PATEGAN_AUDIT_TRAIN_THREADS", "1")  # before torch is imported
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    names = args.only or list(EXPERIMENTS)
+    out = {}
+    pd.set_option("display.width", 200)
+    for name in names:
+        fn, full, quick = EXPERIMENTS[name]
+        kwargs = quick if args.quick else full
+        start, load = time.perf_counter(), _load_average()
+        table = fn(**kwargs)
+        wall = time.perf_counter() - start
+        stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        print(f"\n== {name}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())}) "
+              f"[{wall:.0f} s wall, load before {load}, after {_load_average()}, {stamp}]")
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        sys.stdout.flush()
+        out[name] = {"kwargs": kwargs, "wall_seconds": wall, "finished": stamp, "rows": table.to_dict("records")}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -135,9 +135,10 @@ page.show(archived_runs.targets_large(page))
 # %% [markdown]
 # ## Figure 5: ε_emp with Clopper-Pearson bounds
 #
-# Each implementation as benchmarked by the paper (D.2, D.3), plus the corrected PATE-GAN
-# (which always takes public bounds). Bars: ours, in the paper's game; black ticks: the paper's
-# values (D.7); dashed line: ε = 1; dotted line: the ceiling of this profile. All three channels
+# Each implementation as benchmarked by the paper (implementation notes
+# {ref}`§audit.querybased <notes-audit-querybased>`, {ref}`§audit.groundhog <notes-audit-groundhog>`),
+# plus the corrected PATE-GAN (which always takes public bounds). Bars: ours, in the paper's game;
+# black ticks: the paper's values ({ref}`§audit.figures <notes-audit-figures>`); dashed line: ε = 1; dotted line: the ceiling of this profile. All three channels
 # of the next sections are audited here in one pass; settings that run the same shadow models
 # (GroundHog's `fixed_size` is its `paper` game; the corrected preset's `fixed_size` is its
 # `controlled` game) are trained once.

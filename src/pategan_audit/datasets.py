@@ -254,7 +254,7 @@ def load(
         n_raw = len(train) + len(real_test)
         if isolet_test == "authors":
             test = train.copy()
-            notes.append("ISOLET: test set = copy of the training set, as the authors' cleaning script does (A.2 #1).")
+            notes.append("ISOLET: test set = copy of the training set, as the authors' cleaning script does (implementation notes §data.cleaning).")
         elif isolet_test == "isolet5":
             test = real_test
         else:

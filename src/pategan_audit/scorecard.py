@@ -503,8 +503,8 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
 def diagnoses_table() -> pd.DataFrame:
     """:data:`DIAGNOSES` as a table: one row per diagnosed cell with its cause, status, the
     experiment that supports it (or what was tried), the measured numbers and any preset bug."""
-    return pd.DataFrame([{"table": d.key[0], "row": d.key[1], "column": d.key[2], "status": d.status,
-                          "cause": d.cause, "experiment": d.experiment, "measured": d.measured,
+    return pd.DataFrame([{"table": d.key[0], "row": d.key[1], "column": d.key[2], "cause": d.cause,
+                          "status": d.status, "experiment": d.experiment, "measured": d.measured,
                           "preset bug": d.preset_bug} for d in DIAGNOSES]).set_index(["table", "row", "column"])
 
 # Differences we understand, shown beside the verdict (implementation notes §data.cleaning, §gaps,

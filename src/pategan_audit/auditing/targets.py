@@ -87,7 +87,7 @@ def critic_score(model: Any, rows: pd.DataFrame) -> np.ndarray:
         with torch.no_grad():
             return model.D(x)[:, 0].to(torch.float64).numpy()
     raise AttributeError(
-        f"{type(model).__name__} has no critic_score(rows) method; target selection (D.3) needs the "
+        f"{type(model).__name__} has no critic_score(rows) method; target selection (implementation notes §audit.target) needs the "
         "discriminator's output on the candidate row (authors' sd_predict) - use the 'original' preset"
     )
 

@@ -141,8 +141,8 @@ def table7(*, wide: bool = False) -> pd.DataFrame:
     """Table 7: dataset summary; AUROC/AUPRC are Setting-A means over the 12 classifiers (printed)."""
     notes = {
         ("cervical_cancer", "d"): "raw file; the released cleaning keeps 28 features + label (implementation notes §data.cleaning)",
-        ("isolet", "auroc"): "measured on the training data: the ISOLET test file is a copy of train (A.2)",
-        ("isolet", "auprc"): "measured on the training data: the ISOLET test file is a copy of train (A.2)",
+        ("isolet", "auroc"): "measured on the training data: the ISOLET test file is a copy of train (implementation notes §data.cleaning)",
+        ("isolet", "auprc"): "measured on the training data: the ISOLET test file is a copy of train (implementation notes §data.cleaning)",
         ("mnist", "imbalance"): "least/most frequent digit ratio",
     }
     df = long_frame(

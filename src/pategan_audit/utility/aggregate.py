@@ -46,7 +46,7 @@ def _synthetic(df: pd.DataFrame) -> pd.DataFrame:
     """Drop the majority baseline (never part of the 12-average, implementation notes §utility.classifiers); reject it outside Setting A."""
     majority = df["classifier"] == MAJORITY
     if "implementation" in df.columns and (majority & (df["implementation"] != "real")).any():
-        raise ValueError("majority-baseline rows in Setting-B results: the baseline belongs to Setting A only (B.2)")
+        raise ValueError("majority-baseline rows in Setting-B results: the baseline belongs to Setting A only (implementation notes §utility.setting-a)")
     return df[~majority]
 
 

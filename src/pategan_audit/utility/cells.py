@@ -120,13 +120,13 @@ class UtilityCell:
         for name in ("n_models", "n_tables"):
             value = getattr(self, name)
             if not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be a positive integer (B.4: 5 x 5 or 3 x 3), got {value!r}")
+                raise ValueError(f"{name} must be a positive integer (the paper: 5 x 5, or 3 x 3 on Credit), got {value!r}")
         if self.num_teachers is not None and (not isinstance(self.num_teachers, (int, np.integer)) or self.num_teachers < 1):
             raise ValueError(f"num_teachers must be None (rule max(2, N // ratio)) or a positive integer, got {self.num_teachers!r}")
         if self.max_iter is not None and (not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1):
             raise ValueError(f"max_iter must be None or a positive integer, got {self.max_iter!r}")
         if MAJORITY in self.classifiers:
-            raise ValueError("the majority baseline belongs to Setting A only (B.2); drop it from a Setting-B cell")
+            raise ValueError("the majority baseline belongs to Setting A only (implementation notes §utility.setting-a); drop it from a Setting-B cell")
         unknown = [c for c in self.classifiers if c not in CLASSIFIERS]
         if unknown or not self.classifiers:
             raise ValueError(f"classifiers must be a non-empty subset of {CLASSIFIERS}; unknown: {unknown}")

@@ -113,7 +113,7 @@ UTILITY_PROFILES: dict[str, UtilityProfile] = {
         hyperparameter_tables=_PAPER_MAIN,
         mnist={"subsample": None, "epsilons": EPSILON_GRID, "tables": (3, 3), "max_iter": 10_000},
         setting_a={d: (None, CLASSIFIERS + (MAJORITY,)) for d in (*PAPER_DATASETS, "mnist")},
-        description="full protocol (B.4-B.8): 10,000 iterations, full data, best-of-25 (Credit and sweeps 9)",
+        description="full protocol (paper §5, App. C): 10,000 iterations, full data, best-of-25 (Credit and sweeps 9)",
     ),
     "book": UtilityProfile(
         name="book",
@@ -140,7 +140,7 @@ UTILITY_PROFILES: dict[str, UtilityProfile] = {
         },
         mlp_max_iter=200,
         xgb_n_jobs=1,
-        description="fast profile (protocols F.2): 200 iterations (ISOLET 100, MNIST 50), subsampled training splits, 1-4 tables per cell",
+        description="fast profile (implementation notes §profiles.fast): 200 iterations (ISOLET 100, MNIST 50), subsampled training splits, 1-4 tables per cell",
     ),
     "large": UtilityProfile(
         name="large",

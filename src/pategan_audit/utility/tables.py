@@ -108,7 +108,7 @@ def delta_undefined_note(table: pd.DataFrame, reference: pd.Series | pd.DataFram
         return ""
     return ("AUROC-Δ is not defined, hence NaN, where the value drops below a "
             f"{reference_name} that is itself no better than chance (≤ 0.5; the drop is measured against the 0.5 "
-            "baseline, B.10): " + "; ".join(entries) + ".")
+            "baseline, implementation notes §utility.auroc-delta): " + "; ".join(entries) + ".")
 
 
 def pairwise_delta_pct(table: pd.DataFrame, reference: pd.Series) -> float:

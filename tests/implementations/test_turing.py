@@ -7,6 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import torch
+
+from pategan_audit.implementations import create
 from pategan_audit.implementations.turing import Turing, TuringConfig
 
 CERVICAL = Path(__file__).resolve().parents[2] / "data" / "cervical_cancer" / "authors_split" / "train_cervical_cancer.csv.gz"
@@ -105,3 +108,41 @@ def test_config_errors():
         TuringConfig(use_pate=True)
     with pytest.raises(ValueError, match="valid settings"):
         Turing.from_overrides(conditional=True)
+
+
+# -- label_encoding="harness": what the authors' turing harnesses ran ----------------------------------
+
+def test_harness_label_encoding_is_an_integer_column_plus_one_unfilled_feature(toy):
+    m = create("turing", num_teachers=2, max_iter=2, label_encoding="harness").fit(toy, label="y")
+    assert m.X_.shape[1] == toy.shape[1] + 1  # nfeatures = #columns + 1
+    assert torch.all(m.X_[:, -1] == 0)  # the column the encoding never fills
+    kinds = {c.name: c.kind for c in m.encoder.meta}
+    assert kinds["y"] == "integer"  # create_metadata: only pandas category columns are categorical
+    onehot = create("turing", num_teachers=2, max_iter=2).fit(toy, label="y")
+    assert {c.name: c.kind for c in onehot.encoder.meta}["y"] == "categorical" and onehot.X_.shape[1] == toy.shape[1] + 1
+    out = m.sample(50, seed=1)
+    assert list(out.columns) == list(toy.columns) and out["y"].dtype == toy["y"].dtype
+
+
+def test_harness_label_decoding_truncates_like_the_utility_harness(toy):
+    """The utility harness (turing.py) truncates INTEGER columns: a 0/1 label comes out 1 only
+    where the generator's sigmoid reaches 1 exactly, so an untrained model releases no positive."""
+    m = create("turing", num_teachers=2, max_iter=1, label_encoding="harness", integer_decode="truncate").fit(toy, label="y")
+    raw = m.encoder.inverse_transform(np.full((3, m.encoder.width), 0.999))
+    assert raw["y"].tolist() == [0, 0, 0]
+    rounded = create("turing", num_teachers=2, max_iter=1, label_encoding="harness").fit(toy, label="y")
+    assert rounded.encoder.inverse_transform(np.full((3, rounded.encoder.width), 0.999))["y"].tolist() == [1, 1, 1]
+
+
+def test_label_encoding_is_checked():
+    with pytest.raises(ValueError, match="label_encoding must be one of"):
+        create("turing", label_encoding="integer")
+
+
+def test_harness_label_encoding_batched_equals_single(toy):
+    from pategan_audit.implementations import fit_many
+
+    kw = dict(num_teachers=2, max_iter=3, label_encoding="harness")
+    many = fit_many("turing", toy, seeds=[3, 4], label="y", **kw)
+    single = create("turing", seed=3, **kw).fit(toy, label="y")
+    pd.testing.assert_frame_equal(many[0].sample(40, seed=2), single.sample(40, seed=2))

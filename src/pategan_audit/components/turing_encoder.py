@@ -11,6 +11,11 @@ any other numeric column FLOAT.
   truncation toward zero, bug B4: min 0, max 10, value 7 decodes to 6) or ``"round"`` (the
   audit's fix).
 * CATEGORICAL: one-hot over the category list; decode by argmax.
+* ``extra_columns``: trailing columns the encoding never fills (0 here). The audit harness sizes
+  the model as ``nfeatures = #columns + 1`` ("hardcoded to our datasets": a two-category label
+  one-hot) while its ``create_metadata`` encodes an integer label in one column, so one column
+  of its ``np.empty`` feature matrix is never written; the generator still outputs it and the
+  critic sees it. Decoding ignores them.
 
 Bounds: ``bounds="data"`` computes min/max from the training table (the harness; a Metadata
 leak the paper does not count, implementation notes §turing.data); ``"public"`` takes them from
@@ -56,11 +61,15 @@ class TuringEncoder:
         integer_decode: str = "truncate",
         bounds: str = "data",
         public_bounds: Mapping[str, Sequence[float]] | None = None,
+        extra_columns: int = 0,
     ):
         if integer_decode not in INTEGER_DECODES:
             raise ValueError(f"integer_decode must be one of {INTEGER_DECODES}, got {integer_decode!r}")
+        if isinstance(extra_columns, bool) or not isinstance(extra_columns, (int, np.integer)) or extra_columns < 0:
+            raise ValueError(f"extra_columns must be an integer >= 0, got {extra_columns!r}")
         self.categorical_columns = list(categorical_columns)
         self.integer_decode = integer_decode
+        self.extra_columns = int(extra_columns)
         self.bounds_mode = bounds
         self.public_bounds = public_bounds
         self.meta: list[TuringColumn] = []
@@ -97,7 +106,7 @@ class TuringEncoder:
                 lo, hi = self.bounds[c]
                 self.meta.append(TuringColumn(c, kind, start, 1, min=lo, max=hi))
                 start += 1
-        self.width = start
+        self.width = start + self.extra_columns  # the harness' unfilled trailing columns, always 0
         return self
 
     def transform(self, df: pd.DataFrame) -> np.ndarray:

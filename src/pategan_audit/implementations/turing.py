@@ -41,11 +41,21 @@ class TuringConfig(WganConfig):
 
     delta_mode: "power" (V18, released) or "textbook".
     integer_decode: "round" (harness fix) or "truncate" (released, B4).
+    label_encoding: "onehot" (the label passed to ``fit`` one-hot, decoded by argmax: reprosyn with
+        metadata that declares the label categorical) or "harness" (what the authors' harnesses
+        ran, ``code/pate_gans/turing/turing.py`` and ``turing_audit.py`` of spalabucr/pategan-audit:
+        ``create_metadata`` makes only pandas ``category`` columns categorical, so an integer label
+        is an INTEGER column, decoded by ``integer_decode``, and the model is sized
+        ``nfeatures = #columns + 1``, one feature column never filled (0)). The default stays
+        "onehot" until the turing archives are recomputed with "harness" (implementation notes
+        §utility.table4-differences: the harness decoding reproduces the paper's Cervical 0.5000 /
+        0.0640 exactly).
     """
 
     batch_size: int = 128
     delta_mode: str = "power"
     integer_decode: str = "round"
+    label_encoding: str = "onehot"
 
     _delta_modes: ClassVar[tuple[str, ...]] = ("power", "textbook")
 
@@ -53,6 +63,11 @@ class TuringConfig(WganConfig):
         super().__post_init__()
         if self.integer_decode not in ("round", "truncate"):
             raise ValueError(f"integer_decode must be 'round' or 'truncate', got {self.integer_decode!r}")
+        if self.label_encoding not in LABEL_ENCODINGS:
+            raise ValueError(f"label_encoding must be one of {LABEL_ENCODINGS}, got {self.label_encoding!r}")
+
+
+LABEL_ENCODINGS = ("onehot", "harness")
 
 
 # as released (reprosyn): n_iters = 100, astype(int) truncation, B = 128 uncapped
@@ -83,13 +98,18 @@ class Turing(WganGenerator):
 
     def _prepare(self, df: pd.DataFrame, label: str | None) -> None:
         cfg = self.config
+        harness = cfg.label_encoding == "harness"
+        # harness: every column is numeric (fit takes numeric tables only), so the label is an INTEGER
+        # column and nfeatures = #columns + 1 leaves exactly one feature column unfilled (0)
         self.encoder = TuringEncoder(
-            categorical_columns=[label] if label is not None else [],
+            categorical_columns=[] if harness or label is None else [label],
             integer_decode=cfg.integer_decode,
             bounds=cfg.bounds,
             public_bounds=cfg.public_bounds,
+            extra_columns=1 if harness else 0,
         )
-        self.X_ = torch.as_tensor(self.encoder.fit_transform(df), dtype=torch.float32)
+        self.encoder.fit(df)
+        self.X_ = torch.as_tensor(self.encoder.transform(df), dtype=torch.float32)
         self.cond_ = None
         self.trace.bounds = dict(self.encoder.bounds)
 

@@ -3,22 +3,22 @@
 Regenerates ``tests/implementations/data/synthcity_plugin_reference.json``, which
 ``tests/implementations/test_synthcity_plugin.py`` checks the ``synthcity`` preset's plugin
 variant (``PLUGIN_OVERRIDES``) against. It needs the real library, which the project venv does
-not have (synthcity pins ``torch<2.3`` and ``numpy<2``), so run it from a **separate venv
-outside the repository**, made like this (seen working with Python 3.11 on CPU)::
+not have (synthcity pins ``torch<2.3`` and ``numpy<2``), so run it from a **separate venv**
+(``.venv-synthcity``, git-ignored), made like this (seen working with Python 3.11 on CPU)::
 
-    python3 -m venv /tmp/sc-venv
-    /tmp/sc-venv/bin/pip install torch==2.13.0          # any recent torch: the pin is overridden
-    /tmp/sc-venv/bin/pip install --no-deps synthcity==0.2.12
-    /tmp/sc-venv/bin/pip install 'numpy<2' 'pandas>=2.1,<3' 'scikit-learn>=1.2' scipy \\
+    python3 -m venv .venv-synthcity
+    .venv-synthcity/bin/pip install torch==2.13.0          # any recent torch: the pin is overridden
+    .venv-synthcity/bin/pip install --no-deps synthcity==0.2.12
+    .venv-synthcity/bin/pip install 'numpy<2' 'pandas>=2.1,<3' 'scikit-learn>=1.2' scipy \\
         'pydantic>=2' loguru tqdm tenacity cloudpickle importlib-metadata 'xgboost<3' optuna \\
         pillow torchvision opacus monai tsai shap geomloss 'lifelines<0.30' torchtuples pycox \\
         xgbse redis
-    /tmp/sc-venv/bin/pip uninstall -y pyarrow            # pulled in by one of the above; needs numpy 2
+    .venv-synthcity/bin/pip uninstall -y pyarrow            # pulled in by one of the above; needs numpy 2
 
 (``synthcity/__init__`` imports most of the plugin zoo, hence the long list; ``torchvision``
 replaces torch 2.13.0 by the matching 2.14.1.) Then, from the repository root::
 
-    PYTHONPATH=src nice -n 5 /tmp/sc-venv/bin/python benchmarks/synthcity_plugin_reference.py
+    PYTHONPATH=src nice -n 5 .venv-synthcity/bin/python benchmarks/synthcity_plugin_reference.py
 
 It loads the Cervical Cancer training split with the project's own loader (pure pandas /
 scikit-learn, so it imports in that venv too), fits ``Plugins().get("pategan", ...)`` exactly as

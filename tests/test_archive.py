@@ -215,3 +215,16 @@ def _switchable_findings(name):
     from pategan_audit.implementations import violations
 
     return {v.id for v in violations.violations_for(name, kinds=("finding",)) if v.switchable}
+
+
+def test_only_runs_the_named_presets_and_leaves_the_rest_to_do(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    a = archive.run_archive("audit_groundhog_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["borealis"])
+    assert set(a.records["implementation"]) == {"borealis"} and not a.meta["complete"]
+    assert a.meta["settings_done"] == 2  # paper and controlled
+    with pytest.raises(ValueError, match="not a preset of this archive"):
+        archive.run_archive("audit_groundhog_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["gnmax"])
+    with pytest.raises(ValueError, match="needs a resumable archive"):
+        archive.run_archive("audit_querybased_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["borealis"])
+    with pytest.raises(ValueError, match="no per-preset settings"):
+        archive.run_archive("audit_targets_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["original"])

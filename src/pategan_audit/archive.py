@@ -71,7 +71,7 @@ import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 
@@ -196,14 +196,21 @@ _COST_ORDER = ("borealis", "corrected", "smartnoise", "updated", "turing", "synt
 
 def _run_settings(settings: list, profile: Any, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None,
                   save: Callable[[pd.DataFrame, dict], None] | None,
-                  meta_now: Callable[[pd.DataFrame], dict]) -> tuple[pd.DataFrame, dict]:
+                  meta_now: Callable[[pd.DataFrame], dict], only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
     """Run ``settings`` (in order) that ``done`` does not hold yet, saving after each one:
-    the resumable loop of every audit archive. ``meta_now(records)`` describes the records so far."""
+    the resumable loop of every audit archive. ``meta_now(records)`` describes the records so far;
+    ``only``: run just the settings of these presets this time (the others stay to do)."""
+    if only is not None:
+        unknown = sorted(set(only) - {s.implementation for s in settings})
+        if unknown:
+            raise ValueError(f"--only {unknown}: not a preset of this archive; choose from "
+                             f"{sorted({s.implementation for s in settings})}")
     from .auditing import audit as A
 
     parts = [done] if done is not None and not done.empty else []
     finished = set() if not parts else set(map(tuple, done[list(SETTING_COLUMNS)].astype(str).to_numpy()))
-    todo = [s for s in settings if (s.attack, s.implementation, s.channel, s.variant) not in finished]
+    todo = [s for s in settings if (s.attack, s.implementation, s.channel, s.variant) not in finished
+            and (only is None or s.implementation in only)]
     return _accumulate(parts, todo, lambda s: pd.DataFrame(A.run_setting(
         s, profile, n_jobs=n_jobs, backend=backend, desc=f"{s.attack}/{s.implementation}/{s.channel}/{s.variant}")),
         save=save, meta_now=meta_now)
@@ -245,7 +252,8 @@ def _audit_runs(games: tuple[tuple[str, tuple[str, ...]], ...], presets: tuple[s
     setting), which are kept and not recomputed."""
 
     def run(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
-            save: Callable[[pd.DataFrame, dict], None] | None = None) -> tuple[pd.DataFrame, dict]:
+            save: Callable[[pd.DataFrame, dict], None] | None = None,
+            only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
         from .auditing import audit as A
         from .auditing.profiles import get_profile
 
@@ -263,7 +271,7 @@ def _audit_runs(games: tuple[tuple[str, tuple[str, ...]], ...], presets: tuple[s
             return {**_settings_meta(profile, settings, records, what),
                     "attack": attacks[0] if len(attacks) == 1 else attacks, "channels": channels}
 
-        return _run_settings(settings, profile, n_jobs, backend, done=done, save=save, meta_now=meta_now)
+        return _run_settings(settings, profile, n_jobs, backend, done=done, save=save, meta_now=meta_now, only=only)
 
     return run
 
@@ -276,7 +284,8 @@ def _ablation(attack: str) -> Callable[..., tuple[pd.DataFrame, dict]]:
     "as benchmarked" row is the archived Figure 5 setting. Resumable per setting."""
 
     def run(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
-            save: Callable[[pd.DataFrame, dict], None] | None = None) -> tuple[pd.DataFrame, dict]:
+            save: Callable[[pd.DataFrame, dict], None] | None = None,
+            only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
         from .auditing import audit as A
         from .auditing.profiles import ABLATION_CHANNELS, ABLATION_PRESETS, ALL_FINDINGS, get_profile
 
@@ -290,18 +299,21 @@ def _ablation(attack: str) -> Callable[..., tuple[pd.DataFrame, dict]]:
                                                                   f"{ABLATION_CHANNELS[attack]} channel"),
                     "attack": attack, "channels": [ABLATION_CHANNELS[attack]]}
 
-        return _run_settings(settings, profile, n_jobs, backend, done=done, save=save, meta_now=meta_now)
+        return _run_settings(settings, profile, n_jobs, backend, done=done, save=save, meta_now=meta_now, only=only)
 
     return run
 
 
 def _targets(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
-             save: Callable[[pd.DataFrame, dict], None] | None = None) -> tuple[pd.DataFrame, dict]:
+             save: Callable[[pd.DataFrame, dict], None] | None = None,
+             only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
     """The GroundHog target selection (implementation notes §audit.target) at the profile's scale:
     the ``target_candidates`` most isolated rows of the Cervical training split, each with
     ``target_models`` ``original`` models per world (k = 5, ``target_iterations`` iterations)
     scored by their critic on the candidate; the target is the candidate with the largest AUC.
     Resumable per pair of candidates (one row per candidate in the records)."""
+    if only is not None:
+        raise ValueError("--only selects presets of the audit archives; this archive has no per-preset settings")
     from .auditing.profiles import get_profile
     from .auditing.settings import PresetFactory, attack_data
     from .auditing.targets import rank_candidates, select_target
@@ -394,9 +406,12 @@ def gnmax_cells(profile_name: str):
 
 
 def _utility_gnmax(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
-                   save: Callable[[pd.DataFrame, dict], None] | None = None) -> tuple[pd.DataFrame, dict]:
+                   save: Callable[[pd.DataFrame, dict], None] | None = None,
+                   only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
     """Table 4's protocol for ``gnmax`` beside ``corrected`` (:func:`gnmax_cells`), one cell at a
     time, saved after each (resumable across sessions)."""
+    if only is not None:
+        raise ValueError("--only selects presets of the audit archives; this archive has no per-preset settings")
     from . import utility as U
     from .utility.tables import runs_text
 
@@ -486,7 +501,7 @@ RESUMABLE = ("audit_groundhog_large", "audit_querybased_fixed_size_large", "audi
 
 
 def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None, backend: str | None = None,
-                directory: str | os.PathLike | None = None) -> Archive:
+                directory: str | os.PathLike | None = None, only: Sequence[str] | None = None) -> Archive:
     """Compute archive ``name`` at ``profile`` (``large`` for the committed archives; ``smoke``
     to check the pipeline in seconds) through the result cache (so it resumes) and write it.
 
@@ -524,8 +539,10 @@ def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None,
             write_archive(name, records, finish_meta(dict(meta)), directory=directory)
 
         records, meta = ARCHIVES[name](profile, n_jobs, backend, done=previous.records if previous is not None else None,
-                                       save=save)
+                                       save=save, **({"only": tuple(only)} if only else {}))
     else:
+        if only:
+            raise ValueError(f"--only needs a resumable archive ({', '.join(RESUMABLE)}); {name} runs whole")
         records, meta = ARCHIVES[name](profile, n_jobs, backend)
     meta = finish_meta(meta)
     write_archive(name, records, meta, directory=directory)
@@ -538,6 +555,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default="large", help="profile to run (default: large; smoke checks the pipeline)")
     parser.add_argument("--directory", default=None, help="where to write (default: results/archive or $PATEGAN_AUDIT_ARCHIVE)")
     parser.add_argument("--n-jobs", type=int, default=None, help="parallel workers (default: all cores)")
+    parser.add_argument("--only", default="", help="comma-separated presets: run only their settings this time "
+                        "(resumable audit archives; the rest stay to do)")
     parser.add_argument("--dask-scheduler", default="", help="address of a Dask scheduler (tcp://host:8786)")
     args = parser.parse_args(argv)
     backend = None
@@ -546,7 +565,9 @@ def main(argv: list[str] | None = None) -> int:
 
         Client(args.dask_scheduler)
         backend = "dask"
-    archive = run_archive(args.name, profile=args.profile, n_jobs=args.n_jobs, backend=backend, directory=args.directory)
+    only = [n.strip() for n in args.only.split(",") if n.strip()] or None
+    archive = run_archive(args.name, profile=args.profile, n_jobs=args.n_jobs, backend=backend, directory=args.directory,
+                          only=only)
     print(f"wrote {archive_dir(args.directory) / args.name}: {len(archive.records)} records; {archive.caption()}", file=sys.stderr)
     return 0
 

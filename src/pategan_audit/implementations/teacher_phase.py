@@ -74,7 +74,6 @@ class LogisticRefit:
     ``_after_refit(rows)`` (bookkeeping)."""
 
     fake_sampling: bool = False
-    rounds: int = 1
 
     @staticmethod
     def make_teachers(num_teachers: int, sizes: Sequence[int] | None = None, **network: Any) -> LogisticTeachers:

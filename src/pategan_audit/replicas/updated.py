@@ -70,7 +70,8 @@ class UpdatedStep(ReplicaStep):
         self.k, self.B, self.d = m0.num_teachers_, m0.batch_size_, m0.model_width_
         self.logistic = self.cfg.teacher_model == "logistic_refit"
         self.n_student = m0._n_student()
-        self.n_teacher = m0.teacher_phase_.rounds  # the single fit's strategy (implementations.teacher_phase)
+        # neural teachers: the single fit's rounds (implementations.teacher_phase); logistic ones refit once
+        self.n_teacher = 0 if self.logistic else m0.teacher_phase_.rounds
         self.live = list(range(len(models)))  # stack position -> index into self.models
         self.gen_net = stack_modules([m.gen_net for m in models]).to(device)
         self.student = stack_modules([m.student for m in models]).to(device)

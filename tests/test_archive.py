@@ -225,6 +225,39 @@ def test_only_runs_the_named_presets_and_leaves_the_rest_to_do(tmp_path, monkeyp
     with pytest.raises(ValueError, match="not a preset of this archive"):
         archive.run_archive("audit_groundhog_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["gnmax"])
     with pytest.raises(ValueError, match="needs a resumable archive"):
-        archive.run_archive("audit_querybased_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["borealis"])
+        archive.run_archive("audit_calibration_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["borealis"])
     with pytest.raises(ValueError, match="no per-preset settings"):
         archive.run_archive("audit_targets_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["original"])
+
+
+def test_redo_recomputes_only_the_stale_presets_and_keeps_the_rest(tmp_path, monkeypatch):
+    """--redo PRESETS (a preset changed since its rows were computed): those rows are dropped and
+    computed again, the other presets' rows stay byte for byte; the session says what it redid."""
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    name = "audit_querybased_large"
+    first = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["borealis", "turing"])
+    assert set(first.records["implementation"]) == {"borealis", "turing"} and not first.meta["complete"]
+    from pategan_audit.auditing import audit as A
+
+    ran, real_run = [], A.run_setting
+    monkeypatch.setattr(A, "run_setting", lambda s, *a, **k: ran.append(s.implementation) or real_run(s, *a, **k))
+    again = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, redo=["turing"])
+    assert ran == ["turing"]
+    kept = again.records[again.records["implementation"] == "borealis"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(kept, first.records[first.records["implementation"] == "borealis"].reset_index(drop=True),
+                                  check_dtype=False)
+    assert (again.records["implementation"] == "turing").sum() == (first.records["implementation"] == "turing").sum()
+    assert again.meta["sessions"][-1]["presets"] == ["turing"] and again.meta["sessions"][-1]["redone"] is True
+    with pytest.raises(ValueError, match="not both"):
+        archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, redo=["turing"], only=["borealis"])
+    with pytest.raises(ValueError, match="needs a resumable archive"):
+        archive.run_archive("audit_calibration_large", profile="smoke", n_jobs=1, directory=tmp_path, redo=["turing"])
+
+
+def test_utility_archive_resumes_per_preset(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    part = archive.run_archive("utility_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["turing"])
+    assert set(part.records["implementation"]) == {"turing"} and not part.meta["complete"]
+    assert part.meta["presets_done"] == ["turing"]
+    with pytest.raises(ValueError, match="not a preset of this archive"):
+        archive.run_archive("utility_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["gnmax"])

@@ -161,21 +161,42 @@ def read_archive(name: str, *, directory: str | os.PathLike | None = None) -> Ar
 # the archived runs
 
 
-def _utility_large(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
+def _utility_large(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
+                   save: Callable[[pd.DataFrame, dict], None] | None = None,
+                   only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
+    """Table 4 and Setting A at ε = 1 for the six presets and ``corrected``. Resumable per preset
+    (Setting A counts as the preset ``real``): ``done`` holds the records of presets finished in
+    an earlier session; ``only`` computes just these presets' cells this time."""
     from . import utility as U
     from .utility.tables import runs_text
 
     profile = U.get_profile(profile_name)
     cells = [*U.setting_a_cells(profile), *U.main_cells(profile, epsilon=U.MAIN_EPSILON,
                                                         implementations=(*U.PAPER_IMPLEMENTATIONS, "corrected"))]
-    records = U.run_cells(cells, n_jobs=n_jobs, backend=backend, desc="utility_large cells")
     main = [c for c in cells if isinstance(c, U.UtilityCell)]
-    core = float(records["fit_seconds"].fillna(0).groupby([records["cell"], records["model"]]).first().sum()
-                 + records.groupby(["cell", "model", "table"])["eval_seconds"].first().fillna(0).sum())
-    meta = {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
-            "epsilon": U.MAIN_EPSILON, "cells": [c.cache_key() for c in cells], "runs": runs_text(main),
-            "core_seconds_measured": core}
-    return records, meta
+    groups: dict[str, list] = {}
+    for c in cells:
+        groups.setdefault(getattr(c, "implementation", "real"), []).append(c)
+    if only is not None:
+        unknown = sorted(set(only) - set(groups))
+        if unknown:
+            raise ValueError(f"--only {unknown}: not a preset of this archive; choose from {sorted(groups)}")
+    parts = [done] if done is not None and not done.empty else []
+    finished = set() if not parts else set(done["implementation"].astype(str))
+    todo = [g for g in groups if g not in finished and (only is None or g in only)]
+
+    def meta_now(records: pd.DataFrame) -> dict:
+        core = float(records["fit_seconds"].fillna(0).groupby([records["cell"], records["model"]]).first().sum()
+                     + records.groupby(["cell", "model", "table"])["eval_seconds"].first().fillna(0).sum()) \
+            if len(records) else 0.0
+        ran = sorted(set(records["implementation"].astype(str))) if len(records) else []
+        return {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
+                "epsilon": U.MAIN_EPSILON, "cells": [c.cache_key() for c in cells], "runs": runs_text(main),
+                "presets_done": ran, "complete": set(ran) >= set(groups), "core_seconds_measured": core}
+
+    return _accumulate(parts, todo, lambda g: U.run_cells(groups[g], n_jobs=n_jobs, backend=backend,
+                                                           desc=f"utility_large {g}"),
+                       save=save, meta_now=meta_now)
 
 
 ALL_PRESETS = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
@@ -496,21 +517,33 @@ ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, 
                                           ("groundhog", ("paper", "controlled"))), ("corrected",)),
 }
 #: archives that save after every setting and resume from what an earlier session saved
-RESUMABLE = ("audit_groundhog_large", "audit_querybased_fixed_size_large", "audit_corrected_large", "utility_gnmax_large",
+RESUMABLE = ("utility_large", "audit_querybased_large", "audit_querybased_controlled_large", "audit_groundhog_large",
+             "audit_querybased_fixed_size_large", "audit_corrected_large", "utility_gnmax_large",
              "audit_ablation_querybased_large", "audit_ablation_groundhog_large", "audit_targets_large")
 
 
 def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None, backend: str | None = None,
-                directory: str | os.PathLike | None = None, only: Sequence[str] | None = None) -> Archive:
+                directory: str | os.PathLike | None = None, only: Sequence[str] | None = None,
+                redo: Sequence[str] | None = None) -> Archive:
     """Compute archive ``name`` at ``profile`` (``large`` for the committed archives; ``smoke``
     to check the pipeline in seconds) through the result cache (so it resumes) and write it.
 
     Archives in :data:`RESUMABLE` are written after every finished setting with
     ``"complete": false`` in their meta, so a session that ends mid-run leaves committable
     partial records; the next run at the same profile keeps them and computes the rest (wall
-    and core seconds add up over sessions; ``sessions`` lists each one's code state)."""
+    and core seconds add up over sessions; ``sessions`` lists each one's code state).
+
+    ``redo``: presets whose rows are stale (their preset changed since they were computed): their
+    records are dropped and computed again with the code as it is now, the others are kept;
+    ``sessions`` names the presets each session computed."""
     if name not in ARCHIVES:
         raise ValueError(f"unknown archive {name!r}; choose one of {', '.join(ARCHIVES)}")
+    if redo:
+        if name not in RESUMABLE:
+            raise ValueError(f"--redo needs a resumable archive ({', '.join(RESUMABLE)}); {name} runs whole")
+        if only and set(only) != set(redo):
+            raise ValueError("give --redo or --only, not both: --redo PRESETS recomputes just those presets")
+        only = list(redo)
     started = datetime.now(timezone.utc)
     code = _code_state()
     t0 = time.perf_counter()
@@ -518,6 +551,10 @@ def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None,
     previous = read_archive(name, directory=directory) if name in RESUMABLE else None
     if previous is not None and previous.meta.get("profile") != profile:
         previous = None  # another profile's records are not this run's
+    if previous is not None and redo:
+        stale = previous.records["implementation"].astype(str).isin(set(redo))
+        previous = Archive(name=previous.name, records=previous.records[~stale].reset_index(drop=True),
+                           meta=previous.meta)
     before = previous.meta if previous is not None else {}
     sessions = list(before.get("sessions", []))
 
@@ -525,7 +562,7 @@ def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None,
         wall = time.perf_counter() - t0
         this = {"started": started.isoformat(timespec="seconds"),
                 "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_seconds": round(wall, 1),
-                **code}
+                **code, **({"presets": sorted(only), "redone": bool(redo)} if only else {})}
         meta = {**meta, "started": before.get("started", this["started"]), "finished": this["finished"],
                 "wall_seconds": round(before.get("wall_seconds", 0.0) + wall, 1),
                 "core_seconds": round(meta.pop("core_seconds_measured", 0.0), 1), "n_jobs": n_jobs,
@@ -557,6 +594,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-jobs", type=int, default=None, help="parallel workers (default: all cores)")
     parser.add_argument("--only", default="", help="comma-separated presets: run only their settings this time "
                         "(resumable audit archives; the rest stay to do)")
+    parser.add_argument("--redo", default="", help="comma-separated presets whose rows are stale (the preset changed): "
+                        "drop them and compute them again, keeping the rest (resumable archives)")
     parser.add_argument("--dask-scheduler", default="", help="address of a Dask scheduler (tcp://host:8786)")
     args = parser.parse_args(argv)
     backend = None
@@ -566,8 +605,9 @@ def main(argv: list[str] | None = None) -> int:
         Client(args.dask_scheduler)
         backend = "dask"
     only = [n.strip() for n in args.only.split(",") if n.strip()] or None
+    redo = [n.strip() for n in args.redo.split(",") if n.strip()] or None
     archive = run_archive(args.name, profile=args.profile, n_jobs=args.n_jobs, backend=backend, directory=args.directory,
-                          only=only)
+                          only=only, redo=redo)
     print(f"wrote {archive_dir(args.directory) / args.name}: {len(archive.records)} records; {archive.caption()}", file=sys.stderr)
     return 0
 

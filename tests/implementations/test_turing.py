@@ -65,7 +65,7 @@ def test_v16_v18_label_noise(small):
 def test_o7_gp_weight_and_encoding(small):
     m = make(num_teachers=3).fit(small, label="Biopsy")
     assert m.gp_weight_ == 3.0
-    D = small.shape[1] + 1  # harness: nfeatures = #columns + 1 (binary label one-hot)
+    D = small.shape[1] + 1  # harness: nfeatures = #columns + 1 (one feature never filled)
     assert m.X_.shape[1] == D and m.z_dim_ == D // 4
     age = small["Age"].to_numpy(float)
     col = [c.start for c in m.encoder.meta if c.name == "Age"][0]
@@ -88,15 +88,17 @@ def test_outputs_and_determinism(small):
     pd.testing.assert_frame_equal(a, b)
     assert (a.dtypes == small.dtypes).all()
     assert set(a["Biopsy"]) <= {0, 1}
-    unlabelled = make().fit(small)  # no label: every column numeric
-    assert unlabelled.X_.shape[1] == small.shape[1]
+    unlabelled = make().fit(small)  # no label: every column numeric, plus the harness's unfilled one
+    assert unlabelled.X_.shape[1] == small.shape[1] + 1
+    assert make(label_encoding="onehot").fit(small).X_.shape[1] == small.shape[1]
 
 
 def test_public_bounds(small):
     pub = {c: (0.0, float(small[c].max()) * 2 + 1) for c in small.columns}
     m = make(bounds="public", public_bounds=pub).fit(small, label="Biopsy")
-    assert m.trace.bounds["Age"] == pub["Age"]
-    assert [c.categories for c in m.encoder.meta if c.name == "Biopsy"][0] == tuple(range(0, 4))
+    assert m.trace.bounds["Age"] == pub["Age"] and m.trace.bounds["Biopsy"] == pub["Biopsy"]
+    onehot = make(bounds="public", public_bounds=pub, label_encoding="onehot").fit(small, label="Biopsy")
+    assert [c.categories for c in onehot.encoder.meta if c.name == "Biopsy"][0] == tuple(range(0, 4))
 
 
 def test_config_errors():
@@ -118,7 +120,8 @@ def test_harness_label_encoding_is_an_integer_column_plus_one_unfilled_feature(t
     assert torch.all(m.X_[:, -1] == 0)  # the column the encoding never fills
     kinds = {c.name: c.kind for c in m.encoder.meta}
     assert kinds["y"] == "integer"  # create_metadata: only pandas category columns are categorical
-    onehot = create("turing", num_teachers=2, max_iter=2).fit(toy, label="y")
+    assert create("turing").config.label_encoding == "harness"  # the default since 2026-11-25
+    onehot = create("turing", num_teachers=2, max_iter=2, label_encoding="onehot").fit(toy, label="y")
     assert {c.name: c.kind for c in onehot.encoder.meta}["y"] == "categorical" and onehot.X_.shape[1] == toy.shape[1] + 1
     out = m.sample(50, seed=1)
     assert list(out.columns) == list(toy.columns) and out["y"].dtype == toy["y"].dtype
@@ -146,3 +149,32 @@ def test_harness_label_encoding_batched_equals_single(toy):
     many = fit_many("turing", toy, seeds=[3, 4], label="y", **kw)
     single = create("turing", seed=3, **kw).fit(toy, label="y")
     pd.testing.assert_frame_equal(many[0].sample(40, seed=2), single.sample(40, seed=2))
+
+
+# -- the two harnesses: the audit's batch cap, the utility harness's B = 128 -------------------------
+
+def test_batch_cap_is_the_audit_harness_and_the_utility_harness_keeps_128(small):
+    """turing_audit.py: B = min(128, N // k); turing.py (utility): B = 128 (N = 120 rows here)."""
+    assert make(num_teachers=3).fit(small, label="Biopsy").batch_size_ == 120 // 3
+    assert make(num_teachers=3, batch_cap=False, batch_size=100).fit(small, label="Biopsy").batch_size_ == 100
+    # 128 > N, where upstream crashes: all N rows
+    assert make(num_teachers=3, batch_cap=False).fit(small, label="Biopsy").batch_size_ == 120
+
+
+def test_utility_harness_overrides_reach_the_utility_benchmark():
+    from pategan_audit.implementations import utility_harness_overrides
+    from pategan_audit.utility.cells import UtilityCell
+    from pategan_audit.utility.run import _default_factory
+
+    assert utility_harness_overrides("turing") == {"integer_decode": "truncate", "batch_cap": False}
+    assert utility_harness_overrides("original") == {}
+
+    class Data:
+        bounds = None
+
+    cell = UtilityCell(dataset="cervical_cancer", implementation="turing", epsilon=1.0, max_iter=2)
+    made = _default_factory(cell, 5, Data())(0)
+    assert made.config.integer_decode == "truncate" and made.config.batch_cap is False
+    own = UtilityCell(dataset="cervical_cancer", implementation="turing", epsilon=1.0, max_iter=2,
+                      overrides={"integer_decode": "round"})
+    assert _default_factory(own, 5, Data())(0).config.integer_decode == "round"  # the cell's own wins

@@ -11,7 +11,7 @@ released; the violation catalogue (:mod:`.violations`) names the switch of every
 from typing import Any
 
 from .factory import PresetFactory, make_generator, with_public_bounds
-from .registry import PRESETS, REGISTRY, create, get_class, get_config_class, released_overrides
+from .registry import PRESETS, REGISTRY, create, get_class, get_config_class, released_overrides, utility_harness_overrides
 from .violations import BY_ID, VIOLATIONS, Violation, all_fixed_overrides, as_frame, fix_overrides, violations_for
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "get_class",
     "get_config_class",
     "released_overrides",
+    "utility_harness_overrides",
     "Violation",
     "VIOLATIONS",
     "BY_ID",

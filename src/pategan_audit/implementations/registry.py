@@ -51,6 +51,14 @@ def released_overrides(name: str) -> dict[str, Any]:
     return dict(getattr(importlib.import_module(module_name), "RELEASED_OVERRIDES", {}))
 
 
+def utility_harness_overrides(name: str) -> dict[str, Any]:
+    """Overrides the utility benchmark applies to ``name``: where the authors' utility harness ran
+    the preset differently from their audit harness (the presets' defaults), each preset module's
+    ``UTILITY_HARNESS_OVERRIDES`` (empty if it has none; only turing has one)."""
+    module_name = REGISTRY[_check_name(name)].split(":")[0]
+    return dict(getattr(importlib.import_module(module_name), "UTILITY_HARNESS_OVERRIDES", {}))
+
+
 def create(name: str, epsilon: float = 1.0, delta: float | None = 1e-5, seed: int | None | str = "default",
            **overrides: Any) -> BaseGenerator:
     """An unfitted generator ``name`` with the given privacy target, seed and setting overrides.

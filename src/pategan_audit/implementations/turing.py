@@ -9,10 +9,16 @@ V6; Gaussian indicator-label noise, V16) with these differences:
 * gradient-penalty weight = ``num_teachers`` (O7);
 * default 10 critic steps; the released default is 100 iterations (``max_iter=None``), the
   benchmark's 10,000 is this preset's default (paper §5);
-* encoding (:class:`TuringEncoder`): numeric ``(x - min)/(max + 1e-8)``, the label (``label``
-  passed to ``fit``) one-hot as the only categorical column (the harness' ``nfeatures =
-  #columns + 1``); INTEGER decode truncates as released (B4, ``integer_decode="truncate"``) or
-  rounds as the audit's fix (``"round"``, the default); output rows are shuffled, as upstream.
+* encoding (:class:`TuringEncoder`): numeric ``(x - min)/(max + 1e-8)``; the harnesses' metadata
+  makes only pandas ``category`` columns categorical, so an integer label is an INTEGER column
+  like any other, and the model is sized ``nfeatures = #columns + 1`` with one feature never
+  filled (``label_encoding="harness"``, the default; ``"onehot"`` models the label as the one
+  categorical column instead); INTEGER decode truncates as released and in the utility harness
+  (B4, ``integer_decode="truncate"``) or rounds as the audit harness's fix (``"round"``, the
+  default); output rows are shuffled, as upstream;
+* batch: the audit harness (``turing_audit.py``) caps B at ``N // k`` (``batch_cap=True``, the
+  default); the utility harness (``turing.py``) keeps B = 128 (:data:`UTILITY_HARNESS_OVERRIDES`,
+  which the utility benchmark applies).
 
 Bounds: ``"data"`` (the harness computes min/max from the training table; a Metadata leak the
 paper does not count, implementation notes §turing.data) or ``"public"`` (reprosyn's user-supplied metadata).
@@ -32,7 +38,7 @@ from ..components.scalers import restore_dtypes
 from ..components.turing_encoder import TuringEncoder
 from .wgan import WganConfig, WganGenerator
 
-__all__ = ["TuringConfig", "Turing", "RELEASED_OVERRIDES"]
+__all__ = ["TuringConfig", "Turing", "RELEASED_OVERRIDES", "UTILITY_HARNESS_OVERRIDES"]
 
 
 @dataclass(frozen=True)
@@ -40,22 +46,27 @@ class TuringConfig(WganConfig):
     """turing settings; defaults = as benchmarked (paper §5: n_iters = 10,000).
 
     delta_mode: "power" (V18, released) or "textbook".
-    integer_decode: "round" (harness fix) or "truncate" (released, B4).
-    label_encoding: "onehot" (the label passed to ``fit`` one-hot, decoded by argmax: reprosyn with
-        metadata that declares the label categorical) or "harness" (what the authors' harnesses
-        ran, ``code/pate_gans/turing/turing.py`` and ``turing_audit.py`` of spalabucr/pategan-audit:
+    integer_decode: "round" (the audit harness's fix) or "truncate" (released and the utility
+        harness, B4).
+    label_encoding: "harness" (default: what the authors' harnesses ran,
+        ``code/pate_gans/turing/turing.py`` and ``turing_audit.py`` of spalabucr/pategan-audit:
         ``create_metadata`` makes only pandas ``category`` columns categorical, so an integer label
         is an INTEGER column, decoded by ``integer_decode``, and the model is sized
-        ``nfeatures = #columns + 1``, one feature column never filled (0)). The default stays
-        "onehot" until the turing archives are recomputed with "harness" (implementation notes
-        §utility.table4-differences: the harness decoding reproduces the paper's Cervical 0.5000 /
-        0.0640 exactly).
+        ``nfeatures = #columns + 1``, one feature column never filled (0); implementation notes
+        §utility.table4-differences: with the utility harness's truncation this reproduces the
+        paper's Cervical 0.5000 / 0.0640 exactly) or "onehot" (the label passed to ``fit`` one-hot,
+        decoded by argmax: reprosyn with metadata that declares the label categorical; this
+        preset's default before 2026-11-25).
+    batch_cap: with ``harness=True``, cap B at ``N // k`` as the audit harness does (default) or
+        keep B as the utility harness does (False); on tables of fewer than B rows, where the
+        utility harness would crash, B = N.
     """
 
     batch_size: int = 128
     delta_mode: str = "power"
     integer_decode: str = "round"
-    label_encoding: str = "onehot"
+    label_encoding: str = "harness"
+    batch_cap: bool = True
 
     _delta_modes: ClassVar[tuple[str, ...]] = ("power", "textbook")
 
@@ -73,6 +84,11 @@ LABEL_ENCODINGS = ("onehot", "harness")
 # as released (reprosyn): n_iters = 100, astype(int) truncation, B = 128 uncapped
 RELEASED_OVERRIDES = {"harness": False, "max_iter": None, "integer_decode": "truncate"}
 
+#: what the authors' utility harness (``code/pate_gans/turing/turing.py``) runs where it differs
+#: from their audit harness (``turing_audit.py``, this preset's defaults): ``astype(int)``
+#: truncation and B = 128 without the ``N // k`` cap (implementation notes §utility.table4-differences)
+UTILITY_HARNESS_OVERRIDES = {"integer_decode": "truncate", "batch_cap": False}
+
 
 class Turing(WganGenerator):
     """turing preset (see the module docstring)."""
@@ -85,6 +101,9 @@ class Turing(WganGenerator):
 
     def _default_max_iter(self) -> int:
         return 100  # reprosyn n_iters default
+
+    def _caps_batch(self) -> bool:
+        return bool(self.config.batch_cap)
 
     def _gp_weight(self, k: int) -> float:
         return float(k)  # O7: grad_pen = num_teachers * mean((||g|| - 1)^2)

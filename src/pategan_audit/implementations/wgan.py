@@ -143,6 +143,10 @@ class WganGenerator(BaseGenerator):
     def _default_max_iter(self) -> int:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _caps_batch(self) -> bool:
+        """Whether ``harness=True`` caps the batch at ``N // k`` (turing's utility harness does not)."""
+        return True
+
     # -- setup ---------------------------------------------------------------------------------
     def _streams(self) -> None:
         seed = self.config.seed
@@ -159,8 +163,8 @@ class WganGenerator(BaseGenerator):
             raise ValueError(f"own_partition needs num_teachers <= N; got {k} critic steps for {N} rows")
         paper = paper_setting(self.name, cfg)
         B = int(resolved(paper, "batch_size", cfg.batch_size))
-        if cfg.harness:
-            B = max(1, min(B, N // k))
+        if cfg.harness:  # the audit harness caps B at N // k; turing's utility harness only at N (where upstream crashes)
+            B = max(1, min(B, N // k if self._caps_batch() else N))
         cap = N if cfg.critic_batch_source == "all_rows" else N // k
         if B > cap:
             raise ValueError(

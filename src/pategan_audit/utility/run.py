@@ -23,6 +23,7 @@ import pandas as pd
 from .. import runner
 from ..classifiers import evaluate_table
 from ..implementations.factory import PresetFactory
+from ..implementations.registry import utility_harness_overrides
 from .cells import SettingACell, UtilityCell, derive_seed, teacher_count, teacher_ratio, to_training_dtypes
 
 __all__ = ["COLUMNS", "cell_id", "load_dataset", "resolve_teachers", "evaluate_cell", "evaluate_setting_a", "run_cell", "run_cells"]
@@ -55,10 +56,13 @@ def resolve_teachers(cell: UtilityCell, n_train: int) -> int:
 
 def _default_factory(cell: UtilityCell, k: int, data: Any) -> PresetFactory:
     """The cell's preset with its settings (``num_teachers`` resolved, ``max_iter``,
-    ``record=False``, the cell's overrides) and the public-bounds rule applied with the training
-    split's bounds (presets that never read bounds from the data, ``corrected``, get them: the
-    paper treats these bounds as public, ``ganev2025elusive`` §5)."""
-    overrides = {"num_teachers": k, "max_iter": cell.max_iter, "record": False, **dict(cell.overrides)}
+    ``record=False``, the utility harness's own settings where it differs from the audit harness
+    (:func:`utility_harness_overrides`: turing's truncating decode and uncapped batch), then the
+    cell's overrides) and the public-bounds rule applied with the training split's bounds (presets
+    that never read bounds from the data, ``corrected``, get them: the paper treats these bounds as
+    public, ``ganev2025elusive`` §5)."""
+    overrides = {"num_teachers": k, "max_iter": cell.max_iter, "record": False,
+                 **utility_harness_overrides(cell.implementation), **dict(cell.overrides)}
     return PresetFactory.for_data(cell.implementation, epsilon=cell.epsilon, delta=cell.delta, overrides=overrides,
                                   public_bounds=data.bounds)
 

@@ -153,3 +153,173 @@ def test_public_plan_matches_what_a_fit_does():
     m = create("gnmax", public_bounds=toy_bounds(toy), seed=0, generator_steps=8).fit(toy, label="y")
     assert (plan["teachers"], plan["iterations"], plan["sigma"]) == (m.num_teachers_, m.trace.iterations, m.sigma_vote_)
     assert plan["epsilon spent"] == pytest.approx(m.trace.eps_hat[-1], rel=1e-9)
+
+
+# -- analysis="data_dependent": PATE 2018's data-dependent bound with a private release of its ε --
+def _dd(toy, **kw):
+    return _fit(toy, analysis="data_dependent", **kw)
+
+
+def _answered_histograms(m):
+    """[k − n1, n1] of the answered queries, from the recorded votes (labels −1 = unanswered)."""
+    n1 = np.concatenate(m.trace.votes).astype(np.float64)
+    answered = np.concatenate(m.trace.labels) >= 0
+    return np.stack([m.num_teachers_ - n1[answered], n1[answered]], axis=1)
+
+
+def test_analysis_switch_validates():
+    from pategan_audit.implementations.gnmax import ANALYSES
+
+    assert ANALYSES == ("data_independent", "data_dependent")
+    assert create("gnmax").config.analysis == "data_independent"
+    with pytest.raises(ValueError, match=r"analysis must be one of \('data_independent', 'data_dependent'\)"):
+        create("gnmax", analysis="smooth")
+    with pytest.raises(ValueError, match="analysis='data_dependent'"):  # the charging switch points to it
+        create("gnmax", charging="data_dependent")
+    with pytest.raises(ValueError, match="applies only with analysis='data_dependent'"):
+        create("gnmax", release_order=20.0)
+    with pytest.raises(ValueError, match="release_order must be a finite number > 1"):
+        create("gnmax", analysis="data_dependent", release_order=1.0)
+    with pytest.raises(ValueError, match="release_sigma must be"):
+        create("gnmax", analysis="data_dependent", release_sigma=0.0)
+    with pytest.raises(ValueError, match=r"release_order < 1/\(2 release_beta\)"):
+        create("gnmax", analysis="data_dependent", release_order=20.0, release_beta=0.025)
+    create("gnmax", analysis="data_dependent", release_order=20.0, release_beta=0.02, release_sigma=10.0)
+
+
+def test_default_analysis_reports_the_data_independent_bound():
+    m = _fit(make_toy(200))
+    assert m.guarantee_ == "data_independent" and not hasattr(m, "privacy_release_")
+    assert "eps_released" not in m.trace.extra and "analysis" not in m.trace.extra
+
+
+def test_data_dependent_iterations_do_not_depend_on_the_data():
+    """The plan (k, σ, queries, iterations, release parameters) is fixed by public quantities:
+    two different tables of the same N give the same run length, and the default mode's."""
+    a, b = _dd(make_toy(200, seed=0), record=True), _dd(make_toy(200, seed=1), record=True)
+    assert not all(np.array_equal(x, y) for x, y in zip(a.trace.votes, b.trace.votes))  # the votes do differ
+    plain = _fit(make_toy(200, seed=1))
+    assert a.trace.iterations == b.trace.iterations == plain.trace.iterations == a.planned_iterations_ == 64 // 8
+    assert a.accountant.num_queries == b.accountant.num_queries == 64
+    assert (a.release_order_, a.release_beta_, a.release_sigma_) == (b.release_order_, b.release_beta_, b.release_sigma_)
+
+
+def test_strong_consensus_costs_less_than_the_data_independent_bound():
+    """Unanimous answered votes: Thm 6 is far below λ/σ² (data-dependent ε < data-independent ε);
+    tied votes: Thm 6 falls back to λ/σ², the data-dependent ε is that of charging the answered
+    queries data-independently."""
+    from pategan_audit.implementations.gnmax import data_dependent_epsilon
+
+    k, s1, s2, Q, delta = 200, 60.0, 40.0, 300, 1e-5
+    indep = epsilon_from_rdp(Q * per_query_rdp(s1, s2), orders=DEFAULT_ORDERS, delta=delta)[0]
+    unanimous = np.tile([[0.0, k]], (Q, 1))
+    eps_strong, _ = data_dependent_epsilon(unanimous, num_queries=Q, sigma_threshold=s1, sigma_vote=s2, delta=delta)
+    thresholds_only = epsilon_from_rdp(Q * DEFAULT_ORDERS / (2 * s1**2), orders=DEFAULT_ORDERS, delta=delta)[0]
+    assert thresholds_only < eps_strong < 0.6 * indep  # the threshold checks stay charged in full
+    tied = np.tile([[k / 2, k / 2]], (Q, 1))
+    eps_tied, _ = data_dependent_epsilon(tied, num_queries=Q, sigma_threshold=s1, sigma_vote=s2, delta=delta)
+    assert eps_tied == pytest.approx(indep, rel=1e-12)
+    none, _ = data_dependent_epsilon(np.zeros((0, 2)), num_queries=Q, sigma_threshold=s1, sigma_vote=s2, delta=delta)
+    assert none == pytest.approx(thresholds_only, rel=1e-12)
+    # in a fit the data-dependent ε never exceeds the data-independent one of the same queries
+    m = _dd(make_toy(200))
+    assert m.trace.extra["eps_data_dependent"] < m.trace.extra["eps_data_independent"] <= 1.0 + 1e-12
+
+
+def test_released_epsilon_is_the_gnss_release_of_the_recorded_votes():
+    """eps_hat[-1] = release_gnmax_epsilon of the answered histograms at the public (λ, β, σ_s),
+    with the threshold checks of every query composed in; recomputed from the recorded votes,
+    both through release_gnmax_epsilon and piece by piece."""
+    from pategan_audit.accounting.gnmax import (gnmax_data_dependent_rdp, gnmax_smooth_sensitivity, gnss_rdp,
+                                                release_gnmax_epsilon)
+    from pategan_audit.implementations.gnmax import public_plan
+    from pategan_audit.seeds import training_streams
+
+    toy = make_toy(200)
+    m = _dd(toy, record=True, seed=4)
+    ex, Q, delta = m.trace.extra, m.accountant.num_queries, 1e-5
+    s1, s2 = m.sigma_threshold_, m.sigma_vote_
+    lam, beta, sigma_s = m.release_order_, m.release_beta_, m.release_sigma_
+    # the public rule: λ = best order of the data-independent ε of the planned queries, β = 0.4/λ,
+    # σ_s such that the Gaussian part of the release's cost is 5 % of ε
+    assert lam == epsilon_from_rdp(Q * per_query_rdp(s1, s2), orders=DEFAULT_ORDERS, delta=delta)[1]
+    assert beta == pytest.approx(0.4 / lam, rel=1e-15)
+    assert lam * np.exp(2 * beta) / sigma_s**2 == pytest.approx(0.05 * 1.0, rel=1e-12)
+    plan = public_plan(200, planned_queries=64, query_batch=8, generator_steps=16, analysis="data_dependent")
+    assert (plan["release order"], plan["release beta"], plan["release sigma"]) == (lam, beta, sigma_s)
+
+    votes = _answered_histograms(m)
+    assert len(votes) == ex["answered_queries"] == sum(ex["answered"]) > 0
+    thresholds = Q * lam / (2 * s1**2)
+    dp_stream = np.random.default_rng(training_streams(4, 5)[4])  # the DP-noise stream, unused before (public bounds)
+    again = release_gnmax_epsilon(votes, sigma=s2, order=lam, delta=delta, beta=beta, sigma_s=sigma_s, rng=dp_stream,
+                                  extra_rdp=thresholds)
+    assert m.trace.eps_hat[-1] == ex["eps_released"] == m.privacy_release_.epsilon
+    assert abs(again.epsilon - m.trace.eps_hat[-1]) < 1e-9
+    # piece by piece
+    dep = gnmax_data_dependent_rdp(votes, sigma=s2, orders=[lam])[:, 0].sum()
+    ss = gnmax_smooth_sensitivity(votes, sigma=s2, order=lam, beta=beta)
+    z = np.random.default_rng(training_streams(4, 5)[4]).standard_normal()
+    by_hand = dep + ss * sigma_s * z + gnss_rdp([lam], beta=beta, sigma_s=sigma_s)[0] + thresholds + np.log(1 / delta) / (lam - 1)
+    assert abs(by_hand - m.trace.eps_hat[-1]) < 1e-9
+    assert abs(ex["release_smooth_sensitivity"] - ss) < 1e-12 and abs(ex["release_noise"] - ss * sigma_s * z) < 1e-12
+    # the worst case is the default mode's ε̂ of the same run (same seed: the same training)
+    plain = _fit(toy, record=True, seed=4)
+    assert ex["eps_data_independent"] == plain.trace.eps_hat[-1]
+    # with the release's own cost: at λ (the data-independent best order) the two simply add
+    assert ex["eps_worst_case"] == pytest.approx(ex["eps_data_independent"] + ex["release_rdp"], rel=1e-12)
+    assert m.trace.eps_hat[:-1] == plain.trace.eps_hat[:-1]  # before the release: the public per-iteration values
+    assert all(np.array_equal(x, y) for x, y in zip(m.trace.votes, plain.trace.votes))
+    assert set(ex["private"]) == {"eps_data_dependent", "order_data_dependent", "release_smooth_sensitivity",
+                                  "release_noise"}
+    assert m.guarantee_ == ex["guarantee"] == "released"
+
+
+def test_released_epsilon_is_reproducible_with_the_seed():
+    toy = make_toy(200)
+    a, b, c = _dd(toy, seed=2), _dd(toy, seed=2), _dd(toy, seed=3)
+    assert a.trace.eps_hat[-1] == b.trace.eps_hat[-1] and a.privacy_release_ == b.privacy_release_
+    assert c.privacy_release_.noise != a.privacy_release_.noise
+
+
+def test_no_answered_query_releases_the_threshold_checks_only():
+    m = _dd(make_toy(200))
+    m._answered_n1 = []  # as if no query had passed the threshold
+    m._release_epsilon()
+    lam, Q = m.release_order_, m.accountant.num_queries
+    expected = Q * lam / (2 * m.sigma_threshold_**2) + np.log(1e5) / (lam - 1)
+    assert m.trace.eps_hat[-1] == pytest.approx(expected, rel=1e-12) and m.privacy_release_.release_rdp == 0.0
+
+
+def test_data_dependent_trains_end_to_end_on_cervical():
+    from pategan_audit import datasets
+
+    ds = datasets.load("cervical_cancer")
+    df = ds.train.iloc[:200].reset_index(drop=True)
+    m = create("gnmax", public_bounds=ds.bounds, analysis="data_dependent", planned_queries=64, query_batch=16,
+               generator_steps=8, seed=0).fit(df, label=ds.label)
+    ex = m.trace.extra
+    assert m.trace.iterations == 4 and ex["answered_queries"] > 0
+    assert ex["eps_data_dependent"] < ex["eps_data_independent"] <= 1.0 + 1e-12
+    assert m.trace.eps_hat[-1] == ex["eps_released"] and np.isfinite(ex["eps_released"])
+    s = m.sample(50, seed=1)
+    assert list(s.columns) == list(df.columns) and len(s) == 50
+    for c in df.columns:
+        lo, hi = ds.bounds[c]
+        assert s[c].between(lo, hi).all()
+
+
+def test_fit_many_fits_the_data_dependent_mode_one_by_one():
+    """The replica engine has no gnmax step: fit_many falls back to single fits, which must agree
+    with create(...).fit. Should gnmax ever be batched, its step must handle (or refuse) the switch."""
+    from pategan_audit.implementations.many import batched_support, fit_many
+
+    assert not batched_support("gnmax", analysis="data_dependent")
+    toy = make_toy(200)
+    kw = dict(public_bounds=toy_bounds(toy), planned_queries=64, query_batch=8, generator_steps=16,
+              analysis="data_dependent")
+    many = fit_many("gnmax", toy, seeds=[0, 1], label="y", **kw)
+    for seed, m in zip([0, 1], many):
+        single = create("gnmax", seed=seed, **kw).fit(toy, label="y")
+        assert m.trace.extra["batched"] is False
+        assert m.trace.eps_hat == single.trace.eps_hat and m.privacy_release_ == single.privacy_release_

@@ -41,9 +41,43 @@ replay buffer) are spread over the iterations. Passing ``planned_queries`` inste
 number of queries and derives σ from the budget (:func:`noise_for_budget`); ``sigma_threshold``
 and ``sigma_vote`` fix the noise outright. The threshold is ``0.6 · k``.
 
-Not implemented here: the data-dependent analysis of PATE 2018 (Thm 6) with a smooth-sensitivity
-release of the resulting ε (``accounting.gnmax.release_gnmax_epsilon`` is ready for it); with
-it, answered queries of strong consensus would cost far less than ``λ/σ₂²``.
+**Data-dependent analysis** (``analysis="data_dependent"``; the default, ``"data_independent"``,
+is everything above; implementation notes §gnmax.data-dependent). PATE 2018's own analysis (§4.1, Thm 6, App. B/C): an answered query of
+strong consensus costs far less than ``λ/σ₂²``, but that cost is a function of the votes, so it
+may be published only through a DP release of it. In this mode:
+
+* the run is the default mode's: the same k, σ₁, σ₂, number of queries and iterations, fixed
+  before training by public quantities (``planned_queries`` or the default rule above, from N,
+  ε, δ) through the data-independent accountant. Nothing that depends on the data-dependent cost
+  is read during training (a stopping rule reading it would leak), so the iteration count does
+  not depend on the data, and the data-independent ε of the run, the worst case, still stops
+  before the budget ε would be exceeded;
+* the threshold check (Alg. 1 step 1) is charged data-independently, ``λ/(2σ₁²)`` on every
+  query; each *answered* query is charged the data-dependent RDP of GNMax at its own vote
+  histogram (Thm 6 with the orders of Prop. 10, ``Pr[GNMax ≠ argmax]`` bounded by Prop. 7:
+  :func:`~pategan_audit.accounting.gnmax.gnmax_data_dependent_rdp`); an unanswered query
+  releases nothing of GNMax and is not charged for it (Alg. 1);
+* after training, the data-dependent RDP at one order λ is released with the smooth-sensitivity
+  mechanism GNSS (§4.2, App. C, Thm 23; :func:`~pategan_audit.accounting.gnmax.release_gnmax_epsilon`):
+  ``Σ_answered RDP_j(λ) + SS_β·σ_s·Z`` with ``Z ~ N(0, 1)`` from the DP-noise stream, plus the
+  threshold checks, plus the RDP of the release itself, plus ``ln(1/δ)/(λ−1)``. λ, β and σ_s
+  are fixed before training from public quantities (:func:`release_parameters`): λ is the order
+  at which the data-independent ε of the planned queries is smallest, β = 0.4/λ (inside the
+  range ``[0.3/λ, 0.495/λ)`` that the authors' scripts search; GNSS needs ``λ < 1/(2β)``), and
+  σ_s makes the Gaussian part of the release's cost, ``λe^{2β}/σ_s²``, 5 % of ε. These rules are
+  ours: the paper requires only that they not depend on the data (the authors' scripts tune all
+  three on the votes and say the result cannot be released). ``release_order``,
+  ``release_beta`` and ``release_sigma`` set them outright.
+
+The reported ε̂ (``trace.eps_hat[-1]``; the entries before it are the data-independent values
+after each iteration, which are public) is then the *released* ε, not the target
+(``guarantee_ == "released"``): a DP estimate of what the data-dependent analysis certifies,
+below the target under strong consensus and above it (by the cost of the release) when
+consensus is weak. The data-independent ε of the same queries (``trace.extra["eps_data_independent"]``,
+the default mode's ε̂, at most ε) is the worst case of the training over all datasets; with the
+release's own cost added (at λ) it is ``trace.extra["eps_worst_case"]``. The exact data-dependent
+ε, its smooth sensitivity and the release noise are kept for analysis and marked private
+(``trace.extra["private"]``): publishing them would not be DP.
 """
 from __future__ import annotations
 
@@ -54,11 +88,27 @@ import numpy as np
 import torch
 from scipy.optimize import brentq
 
-from ..accounting.gnmax import DEFAULT_ORDERS, epsilon_from_rdp, gnmax_rdp, max_queries_within_budget, threshold_rdp
+from ..accounting.gnmax import (
+    DEFAULT_ORDERS,
+    GNMaxPrivacyRelease,
+    epsilon_from_rdp,
+    gnmax_data_dependent_rdp,
+    gnmax_rdp,
+    max_queries_within_budget,
+    release_gnmax_epsilon,
+    threshold_rdp,
+)
 from .corrected import Corrected, CorrectedConfig
 
 __all__ = ["GNMaxConfig", "GNMax", "RdpAccountant", "noise_for_budget", "confident_gnmax", "public_plan",
-           "exact_query_rdp"]
+           "exact_query_rdp", "ANALYSES", "binary_histograms", "data_dependent_epsilon", "release_parameters"]
+
+#: the values of ``GNMaxConfig.analysis``: the default first
+ANALYSES = ("data_independent", "data_dependent")
+#: β = RELEASE_BETA_FACTOR / λ for the GNSS release (inside the authors' search range [0.3/λ, 0.495/λ))
+RELEASE_BETA_FACTOR = 0.4
+#: σ_s makes the Gaussian part of the GNSS cost, λe^{2β}/σ_s², this share of the ε budget
+RELEASE_COST_SHARE = 0.05
 
 
 @dataclass(frozen=True)
@@ -79,6 +129,10 @@ class GNMaxConfig(CorrectedConfig):
     teacher_iters: int = 5
     learning_rate: float = 1e-3
     accountant: str = "corrected"  # unused: gnmax brings its own RDP accountant
+    analysis: str = "data_independent"
+    release_order: float | None = None
+    release_beta: float | None = None
+    release_sigma: float | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -98,8 +152,26 @@ class GNMaxConfig(CorrectedConfig):
             if value is not None and not (isinstance(value, (int, float)) and np.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number or None (from the budget), got {value!r}")
         if self.charging != "data_independent":
-            raise ValueError("gnmax charges data-independently only; the data-dependent analysis (PATE 2018 Thm 6 "
-                             "with a smooth-sensitivity release) is not implemented in this preset")
+            raise ValueError("gnmax charges the budget data-independently only (charging='data_independent'); for "
+                             "PATE 2018's data-dependent analysis (Thm 6) with a smooth-sensitivity release of its "
+                             "epsilon pass analysis='data_dependent'")
+        if self.analysis not in ANALYSES:
+            raise ValueError(f"analysis must be one of {ANALYSES} (the data-independent bound by default, or PATE 2018's "
+                             f"data-dependent bound with a private release of its epsilon), got {self.analysis!r}")
+        for name, low in (("release_order", 1.0), ("release_beta", 0.0), ("release_sigma", 0.0)):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if self.analysis != "data_dependent":
+                raise ValueError(f"{name} sets the private release of the data-dependent epsilon; it applies only with "
+                                 f"analysis='data_dependent', got {name}={value!r} with analysis={self.analysis!r}")
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not np.isfinite(value) or value <= low:
+                raise ValueError(f"{name} must be a finite number > {low:g} or None (the public rule), got {value!r}")
+        if self.release_order is not None and self.release_beta is not None \
+                and not 2.0 * float(self.release_order) * float(self.release_beta) < 1.0:
+            raise ValueError(f"the smooth-sensitivity release needs release_order < 1/(2 release_beta), got "
+                             f"release_order={self.release_order!r}, release_beta={self.release_beta!r}")
 
 
 class RdpAccountant:
@@ -161,6 +233,48 @@ def noise_for_budget(queries: int, *, epsilon: float, delta: float) -> float:
     return float(np.exp(brentq(excess, np.log(1e-3), np.log(1e7), xtol=1e-12)))
 
 
+def binary_histograms(n1, num_teachers: int) -> np.ndarray:
+    """Vote histograms ``[k − n1, n1]`` [Q, 2] (fake, real) of binary vote counts ``n1`` [Q]."""
+    n1 = np.asarray(n1, dtype=np.float64).reshape(-1)
+    return np.stack([int(num_teachers) - n1, n1], axis=1)
+
+
+def data_dependent_epsilon(answered_votes, *, num_queries: int, sigma_threshold: float, sigma_vote: float,
+                           delta: float, orders: np.ndarray = DEFAULT_ORDERS) -> tuple[float, float]:
+    """(ε, λ*) of PATE 2018's data-dependent analysis of Confident-GNMax: ``num_queries`` threshold
+    checks charged data-independently, ``λ/(2σ₁²)`` each, plus the data-dependent RDP of GNMax (Thm 6)
+    at each answered histogram (``answered_votes`` [A, m], A may be 0), converted at the best order.
+
+    A function of the votes: the value itself is not DP (publish :func:`release_gnmax_epsilon`'s)."""
+    orders = np.asarray(orders, dtype=np.float64)
+    rdp = int(num_queries) * threshold_rdp(orders, sigma=sigma_threshold)
+    votes = np.asarray(answered_votes, dtype=np.float64)
+    if votes.size:
+        rdp = rdp + gnmax_data_dependent_rdp(votes, sigma=sigma_vote, orders=orders).sum(axis=0)
+    return epsilon_from_rdp(rdp, orders=orders, delta=delta)
+
+
+def release_parameters(num_queries: int, per_query: np.ndarray, *, epsilon: float, delta: float,
+                       order: float | None = None, beta: float | None = None,
+                       sigma_s: float | None = None) -> tuple[float, float, float]:
+    """(λ, β, σ_s) of the smooth-sensitivity release of the data-dependent ε, from public
+    quantities only (see the module docstring): λ = the order in :data:`DEFAULT_ORDERS` at which
+    ``num_queries`` data-independent charges ``per_query`` convert to the smallest ε;
+    β = ``RELEASE_BETA_FACTOR / λ``; σ_s with ``λe^{2β}/σ_s² = RELEASE_COST_SHARE · epsilon``.
+    Values passed override the rule."""
+    if order is None:
+        order = epsilon_from_rdp(int(num_queries) * np.asarray(per_query, dtype=np.float64), orders=DEFAULT_ORDERS,
+                                 delta=delta)[1]
+    order = float(order)
+    beta = RELEASE_BETA_FACTOR / order if beta is None else float(beta)
+    if not 2.0 * order * beta < 1.0:
+        raise ValueError(f"the smooth-sensitivity release needs order < 1/(2 beta), got order={order:g} and "
+                         f"beta={beta:g}; lower release_beta or release_order")
+    if sigma_s is None:
+        sigma_s = float(np.sqrt(order * np.exp(2.0 * beta) / (RELEASE_COST_SHARE * float(epsilon))))
+    return order, beta, float(sigma_s)
+
+
 def confident_gnmax(n1: torch.Tensor, *, num_teachers: int, threshold: float, sigma_threshold: float,
                     sigma_vote: float, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Confident-GNMax on binary votes ``n1`` [q] (teachers saying "real"; ``k − n1`` say
@@ -180,7 +294,8 @@ def confident_gnmax(n1: torch.Tensor, *, num_teachers: int, threshold: float, si
 def public_plan(num_rows: int, *, epsilon: float = 1.0, delta: float = 1e-5, **overrides) -> dict:
     """What gnmax will do on a table of ``num_rows`` rows, from public quantities alone (no
     data, no training): teachers k, noise σ₁ = σ₂, queries the budget pays for, iterations,
-    generator steps per iteration, and the (ε, δ) those queries spend."""
+    generator steps per iteration, and the (ε, δ) those queries spend; with
+    ``analysis="data_dependent"`` also the order, β and σ_s of the release (:func:`release_parameters`)."""
     from .registry import create
 
     model = create("gnmax", epsilon=epsilon, delta=delta, seed=0, **overrides)
@@ -194,9 +309,13 @@ def public_plan(num_rows: int, *, epsilon: float = 1.0, delta: float = 1e-5, **o
     if cfg.max_iter is not None:
         iterations = min(iterations, int(cfg.max_iter))
     spent = epsilon_from_rdp(iterations * int(cfg.query_batch) * per_query, orders=DEFAULT_ORDERS, delta=float(delta))[0]
-    return {"rows": int(num_rows), "teachers": k, "sigma": s2, "queries": iterations * int(cfg.query_batch),
+    plan = {"rows": int(num_rows), "teachers": k, "sigma": s2, "queries": iterations * int(cfg.query_batch),
             "iterations": iterations, "generator steps per iteration": max(1, -(-int(cfg.generator_steps) // max(iterations, 1))),
             "epsilon spent": float(spent) if iterations else 0.0}
+    if cfg.analysis == "data_dependent" and iterations:
+        plan["release order"], plan["release beta"], plan["release sigma"] = model._release_parameters(
+            per_query, iterations * int(cfg.query_batch))
+    return plan
 
 
 def exact_query_rdp(num_teachers: int, *, threshold: float, sigma_threshold: float, sigma_vote: float,
@@ -227,7 +346,15 @@ def exact_query_rdp(num_teachers: int, *, threshold: float, sigma_threshold: flo
 
 
 class GNMax(Corrected):
-    """gnmax preset (see the module docstring)."""
+    """gnmax preset (see the module docstring).
+
+    After ``fit``, ``guarantee_`` says what the reported ε̂ (``trace.eps_hat[-1]``) is:
+    ``"data_independent"`` (default analysis): a bound that holds for every dataset, at most the
+    target ε; ``"released"`` (``analysis="data_dependent"``): the DP release of the data-dependent
+    ε (``privacy_release_``, a :class:`~pategan_audit.accounting.gnmax.GNMaxPrivacyRelease` whose
+    sensitive fields must not be published), which is not bounded by the target; the worst case
+    over datasets is then ``trace.extra["eps_data_independent"]`` (the training) or
+    ``trace.extra["eps_worst_case"]`` (the training and the release)."""
 
     name: ClassVar[str] = "gnmax"
     Config: ClassVar[type] = GNMaxConfig
@@ -270,10 +397,21 @@ class GNMax(Corrected):
                 "teachers (num_teachers, at most N) so that noise_fraction * k buys more queries")
         return iterations
 
+    def _release_parameters(self, per_query: np.ndarray, num_queries: int) -> tuple[float, float, float]:
+        """(λ, β, σ_s) of the data-dependent release, from public quantities (:func:`release_parameters`)."""
+        cfg = self.config
+        return release_parameters(num_queries, per_query, epsilon=self._epsilon_budget(), delta=float(self.delta_),
+                                  order=cfg.release_order, beta=cfg.release_beta, sigma_s=cfg.release_sigma)
+
     def _make_accountant(self, num_teachers: int):
         self.sigma_threshold_, self.sigma_vote_ = self._sigmas(num_teachers)
         per_query = per_query_rdp(self.sigma_threshold_, self.sigma_vote_)
         self.planned_iterations_ = self._planned_iterations(per_query)
+        self.guarantee_ = "released" if self.config.analysis == "data_dependent" else "data_independent"
+        if self.config.analysis == "data_dependent":  # fixed before training, from public quantities only
+            self.release_order_, self.release_beta_, self.release_sigma_ = self._release_parameters(
+                per_query, self.planned_iterations_ * int(self.config.query_batch))
+            self._answered_n1: list[np.ndarray] = []
         self.steps_per_iteration_ = max(1, -(-int(self.config.generator_steps) // self.planned_iterations_))
         self.trace.extra.update(sigma_threshold=self.sigma_threshold_, sigma_vote=self.sigma_vote_,
                                 threshold_votes=float(self.config.threshold) * num_teachers,
@@ -290,12 +428,54 @@ class GNMax(Corrected):
         self.accountant.alpha = self.accountant.alpha + len(n1) * self._worst_increment  # every query, answered or not
         self.accountant.num_queries += int(len(n1))
         self._answered = answered
+        if self.config.analysis == "data_dependent":  # for the release after training; never read before
+            self._answered_n1.append(n1[answered].numpy().astype(np.float64))
         if self.config.record:
             self._buf["votes"].append(n1.numpy())
             self._buf["noise"].append(noise.numpy())
             self._buf["labels"].append(torch.where(answered, labels, torch.full_like(labels, -1)).numpy())
             self._buf["charged"].append(np.ones(len(n1), dtype=bool))
         return labels.to(torch.float32)
+
+    def _fit(self, df, label) -> None:
+        super()._fit(df, label)
+        if self.config.analysis == "data_dependent":
+            self._release_epsilon()
+
+    def _release_epsilon(self) -> None:
+        """After training (``analysis="data_dependent"``): the data-dependent ε of the run and its
+        private release (GNSS, PATE 2018 §4.2, App. C) at the public (λ, β, σ_s); the released ε
+        becomes the reported ``trace.eps_hat[-1]`` (see the module docstring)."""
+        k, lam, delta = self.num_teachers_, self.release_order_, float(self.delta_)
+        queries = int(self.accountant.num_queries)
+        votes = binary_histograms(np.concatenate(self._answered_n1) if self._answered_n1 else np.empty(0), k)
+        thresholds = queries * float(threshold_rdp([lam], sigma=self.sigma_threshold_)[0])
+        eps_independent = float(self.accountant.epsilon)  # the default mode's ε̂: every query charged in full
+        eps_dependent, order_dependent = data_dependent_epsilon(
+            votes, num_queries=queries, sigma_threshold=self.sigma_threshold_, sigma_vote=self.sigma_vote_, delta=delta)
+        if len(votes):
+            release = release_gnmax_epsilon(votes, sigma=self.sigma_vote_, order=lam, delta=delta, beta=self.release_beta_,
+                                            sigma_s=self.release_sigma_, rng=self.dp_rng, extra_rdp=thresholds)
+        else:  # nothing of GNMax was released (no query passed the threshold): nothing sensitive to release
+            tail = float(np.log(1.0 / delta) / (lam - 1.0))
+            release = GNMaxPrivacyRelease(
+                order=lam, delta=delta, beta=self.release_beta_, sigma_s=self.release_sigma_, num_queries=0,
+                data_dependent_rdp=0.0, data_independent_rdp=0.0, smooth_sensitivity=0.0, noise=0.0, released_rdp=0.0,
+                release_rdp=0.0, extra_rdp=thresholds, epsilon=thresholds + tail, epsilon_exact=thresholds + tail,
+                epsilon_data_independent=thresholds + tail)
+        # every query charged in full, and the release: the worst case of all that is published
+        worst = float(queries * per_query_rdp(self.sigma_threshold_, self.sigma_vote_, np.array([lam]))[0]
+                      + release.release_rdp + np.log(1.0 / delta) / (lam - 1.0))
+        self.privacy_release_ = release
+        self.trace.extra.update(
+            analysis="data_dependent", guarantee="released", answered_queries=int(len(votes)),
+            eps_data_independent=eps_independent, eps_worst_case=worst, eps_data_dependent=float(eps_dependent),
+            order_data_dependent=float(order_dependent), eps_released=float(release.epsilon),
+            release_order=lam, release_beta=self.release_beta_, release_sigma=self.release_sigma_,
+            release_rdp=float(release.release_rdp), release_smooth_sensitivity=float(release.smooth_sensitivity),
+            release_noise=float(release.noise),
+            private=("eps_data_dependent", "order_data_dependent", "release_smooth_sensitivity", "release_noise"))
+        self.trace.eps_hat[-1] = float(release.epsilon)
 
     def _iteration(self, it: int) -> None:
         self._train_teachers()

@@ -344,3 +344,19 @@ def test_diagnoses_are_scorecard_cells_and_only_explained_ones_count_as_causes()
         if d.explained:
             assert d.experiment in scorecard.EXPLANATIONS[d.key]
     assert len({d.key for d in scorecard.DIAGNOSES}) == len(scorecard.DIAGNOSES)
+
+
+def test_best_of_n_intervals_do_not_depend_on_other_cells_or_row_order():
+    """Appending another cell's records (an archive's --redo) must not move this cell's interval."""
+    from pategan_audit.classifiers import CLASSIFIERS
+
+    gen = np.random.default_rng(3)
+    rows = [{"dataset": "cervical_cancer", "implementation": impl, "epsilon": 1.0, "num_teachers": 2, "variant": "default",
+             "model": m, "table": t, "classifier": c, "auroc": gen.uniform(0.5, 1.0), "auprc": gen.uniform(0.1, 0.5)}
+            for impl in ("updated", "turing") for m in range(3) for t in range(2) for c in CLASSIFIERS]
+    rec = pd.DataFrame(rows)
+    alone = rules.best_of_n_intervals(rec[rec["implementation"] == "updated"]).reset_index(drop=True)
+    moved = pd.concat([rec[rec["implementation"] == "turing"], rec[rec["implementation"] == "updated"]])
+    both = rules.best_of_n_intervals(moved)
+    pd.testing.assert_frame_equal(both[both["implementation"] == "updated"].reset_index(drop=True), alone)
+    assert not rules.best_of_n_intervals(rec, seed=1).equals(rules.best_of_n_intervals(rec, seed=0))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import math
 import warnings
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -319,14 +320,15 @@ def best_of_n_intervals(records: pd.DataFrame, *, level: float = 0.9, n_boot: in
     model, its synthetic tables with replacement; recompute each classifier's best over the drawn
     tables and their mean. One row per (cell, metric, classifier) with ``classifier = "average"``
     for the 12-classifier mean; columns ``lo``, ``hi``, ``n_models``, ``n_tables``. A cell with a
-    single table has no interval (NaN)."""
+    single table has no interval (NaN). Each cell draws from its own stream (``seed`` and the
+    cell's key), so its interval does not depend on the other cells or the order of the records."""
     from .classifiers import MAJORITY
 
     rec = records[(records["implementation"] != "real") & (records["classifier"] != MAJORITY)]
-    rng = np.random.default_rng(seed)
     tail = (1 - level) / 2
     out = []
     for cell, part in rec.groupby(list(keys), dropna=False, sort=False):
+        rng = np.random.default_rng([int(seed), zlib.crc32(repr(tuple(map(str, cell))).encode())])
         classifiers = sorted(part["classifier"].unique())
         models = sorted(part["model"].unique())
         tables = sorted(part["table"].unique())
@@ -430,16 +432,17 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         key=(table, "cervical_cancer", "turing"),
         cause="the authors' harness decodes the label as an INTEGER column by truncation (astype(int), B4): "
               "it is 1 only where the float32 sigmoid saturates to 1.0, which never happens on Cervical, so "
-              "all 25 tables are single-class (AUROC 0.5, AUPRC = prevalence 0.0640); our preset one-hot "
-              "encodes the label and decodes it by argmax",
+              "all 25 tables are single-class (AUROC 0.5, AUPRC = prevalence 0.0640); the preset one-hot "
+              "encoded the label until 2026-11-25 (archive then: 0.9885)",
         status="explained",
         experiment=f"{_T4}::turing_label_decoding(dataset='cervical_cancer', n_models=3, n_tables=3)",
         measured="same 3 models x 3 tables, 10,000 iterations: harness decoding 0.5000 / 0.0640 (9 of 9 tables "
                  "single-class; in a 2-model probe label outputs peaked at 0.997 and 0.982, none at 1.0); rounding instead of truncation "
-                 "0.9679 / 0.7768 (0 single-class); the preset (one-hot label) 0.9850 / 0.7968",
-        preset_bug="turing's utility preset treats the label as categorical (one-hot, argmax) and rounds integer "
-                   "columns; PG_TURING in eval_utility_cli.py sees int dtypes only, so the label is an INTEGER "
-                   "column decoded by truncation, and nfeatures = d + 1 adds an unfilled (zero) column",
+                 "0.9679 / 0.7768 (0 single-class); the one-hot label 0.9850 / 0.7968; the archive recomputed with "
+                 "the fixed preset (5 x 5, 10,000 iterations): 0.5000 / 0.0640, 25 of 25 tables single-class",
+        preset_bug="fixed 2026-11-25: turing's label_encoding='harness' is the default (an INTEGER label plus "
+                   "the unfilled nfeatures = d + 1 column) and the utility benchmark applies the utility "
+                   "harness's truncation and B = 128 (UTILITY_HARNESS_OVERRIDES)",
     ) for table in ("table4", "table4_auprc")),
     *(Diagnosis(
         key=(table, "cervical_cancer", "original"),
@@ -467,17 +470,19 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     ),
     Diagnosis(
         key=("table4", "epileptic_seizure", "turing"),
-        cause="the harness' label encoding (an INTEGER label, truncated) at the paper's 10,000 iterations: the "
-              "label output saturates to 1.0 for a few rows, so the tables keep two classes and score near the "
-              "paper, unlike on Cervical; our one-hot preset scores differently (better per table)",
+        cause="the archive's 2,000-iteration cap: with the harness's truncated INTEGER label the label output "
+              "reaches 1.0 for a few rows only after longer training; at 2,000 iterations no row does, so every "
+              "table is single-class (AUROC 0.5); at the paper's 10,000 iterations the tables keep two classes "
+              "and score near the paper",
         status="explained",
         experiment=f"{_T4}::turing_epileptic_labels(n_models=1, n_tables=2, max_iter=10000)",
         measured="harness decoding, 1 model x 2 tables, 10,000 iterations (2026-11-25, load ~5): 17 and 14 "
                  "positive labels of 7,360, best-of-2 AUROC 0.6939 (per-table mean 0.6626), AUPRC 0.5076, against "
-                 "the paper's best-of-25 0.7425; at 2,000 iterations: 0 positive labels (AUROC 0.5); archive "
-                 "(one-hot preset, best-of-4, 2,000 iterations): 0.6881",
-        preset_bug="turing one-hot encodes the label; both harnesses leave it an INTEGER column "
-                   "(label_encoding='harness'; not the default until the turing archives are recomputed)",
+                 "the paper's best-of-25 0.7425; at 2,000 iterations: 0 positive labels (AUROC 0.5), as in the "
+                 "archive recomputed with the fixed preset (best-of-4 0.5000, 4 of 4 tables single-class; "
+                 "with the one-hot label it was 0.6881)",
+        preset_bug="fixed 2026-11-25 (see the Cervical row); the cell needs the paper's 10,000-iteration cap "
+                   "on Epileptic, which the archive does not run",
     ),
     *(Diagnosis(
         key=("table4", "epileptic_seizure", impl),

@@ -212,7 +212,7 @@ def _audit(attack: str, channels: tuple[str, ...]) -> Callable[..., tuple[pd.Dat
 
 #: cheapest presets first (measured GroundHog core-s per model, benchmarks/many_models.py), so that a
 #: session that ends mid-run has saved the most settings
-_COST_ORDER = ("borealis", "corrected", "smartnoise", "updated", "turing", "synthcity", "original")
+_COST_ORDER = ("borealis", "corrected", "gnmax", "smartnoise", "updated", "turing", "synthcity", "original")
 
 
 def _run_settings(settings: list, profile: Any, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None,
@@ -515,10 +515,12 @@ ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, 
     "audit_targets_large": _targets,
     "audit_corrected_large": _audit_runs((("querybased", ("paper", "fixed_size", "controlled")),
                                           ("groundhog", ("paper", "controlled"))), ("corrected",)),
+    "audit_gnmax_large": _audit_runs((("querybased", ("paper", "fixed_size", "controlled")),
+                                      ("groundhog", ("paper", "controlled"))), ("gnmax",)),
 }
 #: archives that save after every setting and resume from what an earlier session saved
 RESUMABLE = ("utility_large", "audit_querybased_large", "audit_querybased_controlled_large", "audit_groundhog_large",
-             "audit_querybased_fixed_size_large", "audit_corrected_large", "utility_gnmax_large",
+             "audit_querybased_fixed_size_large", "audit_corrected_large", "audit_gnmax_large", "utility_gnmax_large",
              "audit_ablation_querybased_large", "audit_ablation_groundhog_large", "audit_targets_large")
 
 

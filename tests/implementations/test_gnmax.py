@@ -109,10 +109,21 @@ def test_default_rule_sets_noise_from_the_teacher_count_and_queries_from_the_bud
     assert m.trace.eps_hat[-1] <= 1.0 and m.trace.eps_hat[-1] > 0.9  # the budget is nearly spent
 
 
-def test_too_few_teachers_for_one_iteration_is_a_clear_error():
+def test_a_tiny_table_gets_the_noise_of_exactly_one_iteration():
+    """k = N = 40 teachers at σ = k/4 = 10 cannot pay for one iteration of 16 queries: the default
+    rule raises σ to what pays for exactly 16 (a 5-row audit game then still trains, at ε̂ <= ε)."""
+    toy = make_toy(40)
+    m = create("gnmax", public_bounds=toy_bounds(toy), seed=0).fit(toy, label="y")
+    assert m.num_teachers_ == 40 and m.sigma_vote_ == pytest.approx(noise_for_budget(16, epsilon=1.0, delta=1e-5), rel=1e-8)
+    assert m.sigma_vote_ > 0.25 * 40 and m.trace.iterations == 1 and m.trace.eps_hat[-1] <= 1.0 + 1e-9
+    big = create("gnmax", public_bounds=toy_bounds(make_toy(400)), seed=0).fit(make_toy(400), label="y")
+    assert big.sigma_vote_ == 0.25 * big.num_teachers_  # where k/4 pays for an iteration the rule is unchanged
+
+
+def test_too_little_noise_for_one_iteration_is_a_clear_error():
     toy = make_toy(40)
     with pytest.raises(ValueError, match="cannot pay for one iteration"):
-        create("gnmax", public_bounds=toy_bounds(toy), seed=0).fit(toy, label="y")
+        create("gnmax", public_bounds=toy_bounds(toy), seed=0, sigma_vote=2.0, sigma_threshold=2.0).fit(toy, label="y")
 
 
 def test_charge_covers_the_exact_renyi_divergence_of_every_neighbouring_vote_pair():

@@ -375,12 +375,17 @@ class GNMax(Corrected):
 
     def _sigmas(self, num_teachers: int) -> tuple[float, float]:
         """σ₁, σ₂ from the settings: given outright, from ``planned_queries`` and the budget, or
-        ``noise_fraction · k`` (the default rule; see the module docstring)."""
+        ``noise_fraction · k`` (the default rule; see the module docstring), raised where a tiny
+        table (k = N teachers, e.g. the audit's 4-5-row Querybased game) would not pay for one
+        iteration to the noise that pays for exactly one (public: N, ε, δ only)."""
         cfg = self.config
         if cfg.planned_queries is not None:
             s = noise_for_budget(int(cfg.planned_queries), epsilon=self._epsilon_budget(), delta=self.delta_)
         else:
             s = float(cfg.noise_fraction) * num_teachers
+            if cfg.sigma_threshold is None and cfg.sigma_vote is None:
+                one = noise_for_budget(int(cfg.query_batch), epsilon=self._epsilon_budget(), delta=self.delta_)
+                s = max(s, one * (1.0 + 1e-9))  # a hair above the root, so the budget check pays for the iteration
         return (float(cfg.sigma_threshold) if cfg.sigma_threshold is not None else s,
                 float(cfg.sigma_vote) if cfg.sigma_vote is not None else s)
 

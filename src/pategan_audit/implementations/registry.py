@@ -9,7 +9,8 @@ from typing import Any
 
 from .base import BaseConfig, BaseGenerator, make_config
 
-__all__ = ["PRESETS", "ALL_NAMES", "REGISTRY", "create", "get_class", "get_config_class", "released_overrides"]
+__all__ = ["PRESETS", "ALL_NAMES", "REGISTRY", "create", "get_class", "get_config_class", "released_overrides",
+           "utility_harness_overrides"]
 
 PRESETS: tuple[str, ...] = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
 

@@ -59,9 +59,8 @@ setup_page()
 parameters_table(globals())
 
 # %% tags=["hide-input"]
-from IPython.display import Markdown, display
-
 from pategan_audit.pages import done_right
+from pategan_audit.pages.blocks import publish
 from pategan_audit.report import Section
 
 sec = Section("done_right", profile=profile, eps=eps, seed=seed, results_dir=results_dir)
@@ -102,12 +101,7 @@ sec.table(done_right.aggregator_audit(plans, queries=10**5 if sec.profile == "sm
 # best of the six in ours and in the paper's Table 4.
 
 # %% tags=["hide-input"]
-utility = done_right.utility_table()
-if utility is None:
-    display(Markdown("*The `utility_gnmax_large` archive is missing: `python -m pategan_audit.archive "
-                     "utility_gnmax_large` computes it (resumable per cell).*"))
-else:
-    display(sec.table(utility, "gnmax_utility").round(3))
+publish(sec, done_right.archived("gnmax_utility", done_right.utility_table(), "utility_gnmax_large", "resumable per cell"))
 
 # %% [markdown]
 # ## Why it fails on Cervical: a training diagnosis
@@ -152,12 +146,7 @@ sec.table(done_right.analysis_table(seed=sec.seed, epsilon=sec.eps, max_iter=5 i
 # scale).
 
 # %% tags=["hide-input"]
-audit = done_right.audit_table()
-if audit is None:
-    display(Markdown("*The `audit_gnmax_large` archive has not been computed yet: `python -m pategan_audit.archive "
-                     "audit_gnmax_large --n-jobs 2` computes it (resumable per setting).*"))
-else:
-    display(sec.table(audit, "gnmax_audit").round(3))
+publish(sec, done_right.archived("gnmax_audit", done_right.audit_table(), "audit_gnmax_large", "≈ 8 core-hours"))
 
 # %% [markdown]
 # ## Where it stands

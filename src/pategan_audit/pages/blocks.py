@@ -101,6 +101,14 @@ def table(name: str, frame: pd.DataFrame, *, index: bool = True) -> list[Block]:
     return [SaveTable(name, frame, index), ShowTable(frame)]
 
 
+def archive_missing(name: str, cost: str = "") -> Text:
+    """The note a page shows where archive ``name`` has not run yet: what it costs and the command
+    that computes it (and resumes where an earlier session stopped)."""
+    what = f" ({cost})" if cost else ""
+    return Text(f"*`{name}` has not run yet{what}: `python -m pategan_audit.archive {name} --n-jobs 2` computes it "
+                "and resumes where an earlier session stopped.*")
+
+
 def scorecard(rows: Iterable[dict]) -> Scorecard:
     return Scorecard(tuple(rows))
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..implementations.gnmax import public_plan
 
-__all__ = ["DATASETS", "plan_table", "aggregator_audit", "utility_table", "training_diagnosis", "analysis_table",
+__all__ = ["DATASETS", "plan_table", "aggregator_audit", "utility_table", "archived", "training_diagnosis", "analysis_table",
            "audit_table"]
 
 DATASETS = ("cervical_cancer", "epileptic_seizure", "isolet", "credit", "mnist")
@@ -125,3 +125,11 @@ def audit_table(directory=None) -> pd.DataFrame | None:
     table = pd.concat(frames, ignore_index=True)
     return table.pivot_table(index=["attack", "channel"], columns="implementation", values=["epsilon_emp", "auc"],
                              aggfunc="first")
+
+
+def archived(name: str, frame: pd.DataFrame | None, archive: str, cost: str) -> list:
+    """The page blocks of a table read from ``archive``: the table (written as ``<name>.csv``), or
+    the note that names the command computing the archive while it is missing."""
+    from .blocks import archive_missing, table
+
+    return [archive_missing(archive, cost)] if frame is None else table(name, frame.round(3))

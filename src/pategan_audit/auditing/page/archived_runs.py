@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import reference
-from ...pages.blocks import Block, SaveTable, ShowTable, Text
+from ...pages.blocks import Block, SaveTable, ShowTable, Text, archive_missing
 from .. import verdicts
 from ..summaries import ablation_table
 from .context import AuditPage
@@ -18,11 +18,6 @@ __all__ = ["TARGETS_ARCHIVE", "ABLATION_ARCHIVES", "targets_table", "ablation_wi
 
 TARGETS_ARCHIVE = "audit_targets_large"
 ABLATION_ARCHIVES = ("audit_ablation_querybased_large", "audit_ablation_groundhog_large")
-
-
-def _missing(name: str, cost: str) -> Text:
-    return Text(f"*`{name}` has not run yet ({cost}): `python -m pategan_audit.archive {name} --n-jobs 2` computes it "
-                "and resumes where an earlier session stopped.*")
 
 
 def _progress(archive) -> str:
@@ -48,7 +43,7 @@ def targets_large(page: AuditPage, archive=None) -> list[Block]:
 
         archive = read_archive(TARGETS_ARCHIVE)
     if archive is None:
-        return [_missing(TARGETS_ARCHIVE, "64 × 200 `original` fits, about 7 core-hours")]
+        return [archive_missing(TARGETS_ARCHIVE, "64 × 200 `original` fits, about 7 core-hours")]
     table = targets_table(archive.records, reference.target_selection_reference())
     meta = archive.meta
     return [Text(f"**Target selection at the paper's scale** ({meta.get('runs', '')}; {archive.caption()}). "
@@ -90,7 +85,7 @@ def ablation_large(page: AuditPage, archives: dict | None = None) -> list[Block]
     for name in ABLATION_ARCHIVES:
         archive = archives.get(name)
         if archive is None:
-            blocks.append(_missing(name, costs[name]))
+            blocks.append(archive_missing(name, costs[name]))
             continue
         table = ablation_with_spread(archive.records)
         blocks += [Text(f"**Ablation at the paper's scale, {archive.meta.get('attack')}** ({archive.caption()}).{_progress(archive)} "

@@ -35,6 +35,7 @@ BATCHED: dict[str, str] = {
     "borealis": "pategan_audit.replicas.neural",
     "smartnoise": "pategan_audit.replicas.neural",
     "corrected": "pategan_audit.replicas.neural",
+    "gnmax": "pategan_audit.replicas.gnmax",
     "original": "pategan_audit.replicas.wgan",
     "turing": "pategan_audit.replicas.wgan",
     "updated": "pategan_audit.replicas.updated",

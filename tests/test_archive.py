@@ -261,3 +261,23 @@ def test_utility_archive_resumes_per_preset(tmp_path, monkeypatch):
     assert part.meta["presets_done"] == ["turing"]
     with pytest.raises(ValueError, match="not a preset of this archive"):
         archive.run_archive("utility_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["gnmax"])
+
+
+def test_drop_removes_stale_presets_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    name = "audit_groundhog_large"
+    first = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["borealis", "turing"])
+    assert first.meta["settings_done"] == 4
+    dropped = archive.drop_presets(name, ["turing"], reason="label encoding changed", directory=tmp_path)
+    assert set(dropped.records["implementation"]) == {"borealis"}
+    assert dropped.meta["settings_done"] == 2 and not dropped.meta["complete"] and "2 of 14 settings" in dropped.meta["runs"]
+    assert dropped.meta["dropped"][0]["presets"] == ["turing"] and dropped.meta["dropped"][0]["reason"]
+    with pytest.raises(ValueError, match="no rows of these presets"):
+        archive.drop_presets(name, ["turing"], reason="again", directory=tmp_path)
+    with pytest.raises(ValueError, match="say why"):
+        archive.drop_presets(name, ["borealis"], reason=" ", directory=tmp_path)
+    with pytest.raises(ValueError, match="needs a resumable archive"):
+        archive.drop_presets("audit_calibration_large", ["turing"], reason="x", directory=tmp_path)
+    # the next run computes the dropped preset again
+    again = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["turing"])
+    assert set(again.records["implementation"]) == {"borealis", "turing"} and again.meta["dropped"]

@@ -65,6 +65,7 @@ import dataclasses
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -571,6 +572,8 @@ def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None,
                 "cpus": os.cpu_count(), **code, "versions": _versions(), "command": command}
         if name in RESUMABLE:
             meta["sessions"] = sessions + [this]
+        if before.get("dropped"):
+            meta["dropped"] = before["dropped"]  # what an earlier --drop removed, and why
         return meta
 
     if name in RESUMABLE:
@@ -588,6 +591,41 @@ def run_archive(name: str, *, profile: str = "large", n_jobs: int | None = None,
     return Archive(name=name, records=records, meta={"name": name, **meta})
 
 
+def drop_presets(name: str, presets: Sequence[str], *, reason: str,
+                 directory: str | os.PathLike | None = None) -> Archive:
+    """Remove the rows of ``presets`` from resumable archive ``name`` (their preset changed since
+    they were computed and they are not to be shown as its results), keeping every other row;
+    ``meta.json`` records what was dropped, when and why, and marks the archive incomplete so
+    that the next run computes them again. Use it when there is no time to recompute now
+    (``--redo`` drops and recomputes in one run)."""
+    if name not in RESUMABLE:
+        raise ValueError(f"--drop needs a resumable archive ({', '.join(RESUMABLE)}); {name} runs whole")
+    if not reason.strip():
+        raise ValueError("say why the rows are dropped (reason=...); it is kept in meta.json")
+    current = read_archive(name, directory=directory)
+    if current is None:
+        raise ValueError(f"archive {name!r} does not exist")
+    present = set(current.records["implementation"].astype(str))
+    missing = sorted(set(presets) - present)
+    if missing:
+        raise ValueError(f"{missing}: no rows of these presets in {name}; it holds {sorted(present)}")
+    stale = current.records["implementation"].astype(str).isin(set(presets))
+    records = current.records[~stale].reset_index(drop=True)
+    meta = {k: v for k, v in current.meta.items() if k != "name"}
+    ran = records.groupby(list(SETTING_COLUMNS)).ngroups if set(SETTING_COLUMNS) <= set(records.columns) \
+        else len(set(records["implementation"].astype(str)))
+    total = len(meta.get("settings", [])) or None
+    meta.update(complete=False, dropped=[*meta.get("dropped", []), {
+        "presets": sorted(presets), "rows": int(stale.sum()), "reason": reason,
+        "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}])
+    if "settings_done" in meta:
+        meta["settings_done"] = ran
+        if total and isinstance(meta.get("runs"), str):
+            meta["runs"] = re.sub(r"\d+ of (\d+) settings", f"{ran} of \\1 settings", meta["runs"])
+    write_archive(name, records, meta, directory=directory)
+    return read_archive(name, directory=directory)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pategan_audit.archive", description=__doc__.split("\n\n")[0])
     parser.add_argument("name", choices=sorted(ARCHIVES), help="which archived run to (re)compute")
@@ -598,8 +636,16 @@ def main(argv: list[str] | None = None) -> int:
                         "(resumable audit archives; the rest stay to do)")
     parser.add_argument("--redo", default="", help="comma-separated presets whose rows are stale (the preset changed): "
                         "drop them and compute them again, keeping the rest (resumable archives)")
+    parser.add_argument("--drop", default="", help="comma-separated presets whose rows are stale: remove them now "
+                        "(with --reason) without recomputing; the next run computes them")
+    parser.add_argument("--reason", default="", help="why --drop removes the rows (kept in meta.json)")
     parser.add_argument("--dask-scheduler", default="", help="address of a Dask scheduler (tcp://host:8786)")
     args = parser.parse_args(argv)
+    if args.drop:
+        dropped = drop_presets(args.name, [n.strip() for n in args.drop.split(",") if n.strip()], reason=args.reason,
+                               directory=args.directory)
+        print(f"dropped {args.drop} from {args.name}: {len(dropped.records)} records left", file=sys.stderr)
+        return 0
     backend = None
     if args.dask_scheduler:
         from distributed import Client

@@ -146,7 +146,7 @@ sec.table(done_right.analysis_table(seed=sec.seed, epsilon=sec.eps, max_iter=5 i
 # scale).
 
 # %% tags=["hide-input"]
-publish(sec, done_right.archived("gnmax_audit", done_right.audit_table(), "audit_gnmax_large", "≈ 8 core-hours"))
+publish(sec, done_right.archived("gnmax_audit", done_right.audit_table(), "audit_gnmax_large", "about a core-hour on the replica axis"))
 
 # %% [markdown]
 # ## Where it stands

@@ -160,8 +160,8 @@ publish(sec, done_right.archived("gnmax_audit", done_right.audit_table(), "audit
 #   released rows), which a generator that never reads its data also shows (the calibration
 #   line on the auditing page), not a leak of the model.
 # * **Useful**: no. In the archived run almost every synthetic table of gnmax has a single label
-#   class (the teachers, about one row each, call every generated row fake, so the student learns
-#   only "fake"), and its AUROC stays near 0.5 on every dataset, below `corrected`'s on most. The
+#   class (its teachers hold one to a few rows each and soon call every generated row fake, as
+#   the training diagnosis above shows on Cervical, so the student learns only "fake"), and its AUROC stays near 0.5 on every dataset, below `corrected`'s on most. The
 #   utility target of the issue (better than the best of the six on two datasets at ε = 1) is
 #   **not met** by this version; the privacy target (ε_emp ≤ ε at 1,000 per world with the side
 #   channels closed) is.

@@ -134,7 +134,7 @@ sec.table(done_right.analysis_table(seed=sec.seed, epsilon=sec.eps, max_iter=5 i
           "gnmax_analysis").round(4)
 
 # %% [markdown]
-# In a full run on Cervical (25 iterations) the saving is small (0.94 published against 0.99),
+# In a full run on Cervical (25 iterations, the book profile's table) the saving is small,
 # and a short run such as the smoke profile's can even publish more than the data-independent
 # bound, because the release has a cost of its own. With σ = k/4 the vote margins are small next to the noise,
 # and most of the difference comes from not charging the argmax of unanswered queries. Because

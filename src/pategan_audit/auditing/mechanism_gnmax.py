@@ -34,27 +34,15 @@ import math
 import numpy as np
 import pandas as pd
 import torch
-from scipy.special import log_ndtr
 
 from ..accounting.gnmax import DEFAULT_ORDERS
-from ..implementations.gnmax import confident_gnmax, exact_query_rdp, per_query_rdp
+from ..implementations.gnmax import confident_gnmax, confident_gnmax_log_probs, exact_query_rdp, per_query_rdp
 from .bounds import clopper_pearson_interval
 
 __all__ = ["OUTCOMES", "confident_gnmax_log_probs", "count_outcomes", "audit_confident_gnmax", "audit_table"]
 
 #: the three releases of one query on two classes, in the order of every array here
 OUTCOMES = ("not answered", "fake", "real")
-
-
-def confident_gnmax_log_probs(k: int, n1: int, *, threshold: float, sigma_threshold: float,
-                              sigma_vote: float) -> np.ndarray:
-    """[3] ln P(⊥), ln P(0), ln P(1) of one query with ``n1`` of ``k`` teachers voting "real"
-    (PATE 2018 §4.1 on two classes; log-CDFs, no cancellation)."""
-    top = max(k - n1, n1)
-    T = float(threshold) * k
-    z = (2 * n1 - k) / (math.sqrt(2.0) * sigma_vote)  # (n1 - n0) / (√2 σ₂)
-    answered = log_ndtr((top - T) / sigma_threshold)
-    return np.array([log_ndtr((T - top) / sigma_threshold), answered + log_ndtr(-z), answered + log_ndtr(z)])
 
 
 def count_outcomes(k: int, n1: int, *, queries: int, threshold: float, sigma_threshold: float, sigma_vote: float,

@@ -101,7 +101,7 @@ from ..accounting.gnmax import (
 from .corrected import Corrected, CorrectedConfig
 
 __all__ = ["GNMaxConfig", "GNMax", "RdpAccountant", "noise_for_budget", "confident_gnmax", "public_plan",
-           "exact_query_rdp", "ANALYSES", "binary_histograms", "data_dependent_epsilon", "release_parameters"]
+           "exact_query_rdp", "confident_gnmax_log_probs", "ANALYSES", "binary_histograms", "data_dependent_epsilon", "release_parameters"]
 
 #: the values of ``GNMaxConfig.analysis``: the default first
 ANALYSES = ("data_independent", "data_dependent")
@@ -318,22 +318,31 @@ def public_plan(num_rows: int, *, epsilon: float = 1.0, delta: float = 1e-5, **o
     return plan
 
 
+def confident_gnmax_log_probs(k: int, n1: int, *, threshold: float, sigma_threshold: float,
+                              sigma_vote: float) -> np.ndarray:
+    """[3] ln P(⊥), ln P(0), ln P(1) of one Confident-GNMax query with ``n1`` of ``k`` teachers
+    voting "real" (PATE 2018 §4.1 on two classes; log-CDFs, no cancellation)."""
+    from scipy.special import log_ndtr
+
+    top = max(k - n1, n1)
+    T = float(threshold) * k
+    z = (2 * n1 - k) / (np.sqrt(2.0) * sigma_vote)  # (n1 - n0) / (√2 σ₂)
+    answered = log_ndtr((top - T) / sigma_threshold)
+    return np.array([log_ndtr((T - top) / sigma_threshold), answered + log_ndtr(-z), answered + log_ndtr(z)])
+
+
 def exact_query_rdp(num_teachers: int, *, threshold: float, sigma_threshold: float, sigma_vote: float,
                     orders: np.ndarray) -> np.ndarray:
     """The exact Rényi divergence of one Confident-GNMax query on two classes, worst case over
     every vote count and its neighbour (one teacher changing its vote), both directions, at
     each order: the output is ⊥, 0 or 1 with Gaussian-CDF probabilities (PATE 2018 §4.1). A
     mechanism-level check of the accountant: :func:`per_query_rdp` must be at least this."""
-    from scipy.special import log_ndtr
-
-    k, T = int(num_teachers), float(threshold) * int(num_teachers)
+    k = int(num_teachers)
     orders = np.asarray(orders, dtype=np.float64)
 
     def log_probs(n1: int) -> np.ndarray:
-        top = max(k - n1, n1)
-        z = (2 * n1 - k) / (np.sqrt(2.0) * sigma_vote)
-        answered = log_ndtr((top - T) / sigma_threshold)
-        return np.array([log_ndtr((T - top) / sigma_threshold), answered + log_ndtr(z), answered + log_ndtr(-z)])
+        return confident_gnmax_log_probs(k, n1, threshold=threshold, sigma_threshold=sigma_threshold,
+                                         sigma_vote=sigma_vote)
 
     worst = np.zeros_like(orders)
     for n1 in range(k + 1):

@@ -52,7 +52,7 @@ from torch import nn
 from ..components.networks import adam
 from ..components.teachers import NeuralTeachers, _matmul
 from .loop import ReplicaStep, record_seen, run_pate_replicas
-from .neural import replica_votes, stack_teachers
+from .neural import generator_step, replica_votes, stack_teachers
 from .stack import StackedBlockSampler, keep_replicas, shape_signature, stack_modules, unstack_into
 
 __all__ = ["GNMaxStep", "StudentStacks", "shared_votes", "supports", "run"]
@@ -275,12 +275,7 @@ class GNMaxStep(ReplicaStep):
                         pick[j] = torch.randint(int(self.replay_len[r]), (self.sb,), generator=self.train_gens[r])
                     pick = pick.to(self.device)
                     self.students.step(self.replay[rows_idx, pick], self.replay_y[rows_idx, pick])
-            fake = self.gen_net(self._latents(self.sb, active))
-            logits = self.students.forward(fake)
-            loss_g = F.binary_cross_entropy_with_logits(logits, torch.ones_like(logits), reduction="none").mean(dim=1).sum()
-            self.opt_generator.zero_grad(set_to_none=True)
-            loss_g.backward()
-            self.opt_generator.step()
+            generator_step(self.students.forward(self.gen_net(self._latents(self.sb, active))), self.opt_generator)
 
     def write_back(self, r: int) -> None:
         m = self.models[r]

@@ -88,6 +88,16 @@ def stack_teachers(teachers: Sequence[NeuralTeachers]) -> NeuralTeachers:
     return out
 
 
+def generator_step(logits: torch.Tensor, optimizer: torch.optim.Optimizer) -> None:
+    """One generator step of R stacked replicas: the student's ``logits`` [R, n] on generated rows
+    scored against "real"; each replica's loss is its own mean, summed, so each slice gets the
+    gradient of its single fit."""
+    loss = F.binary_cross_entropy_with_logits(logits, torch.ones_like(logits), reduction="none").mean(dim=1).sum()
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+
+
 def replica_votes(teachers: NeuralTeachers, x: torch.Tensor, k: int) -> torch.Tensor:
     """``n1`` [R, n] of the stacked ensemble (``R·k`` teachers) on per-replica rows ``x`` [R, n, D]:
     replica r's k teachers all read ``x[r]``, as a single fit's teachers read one batch."""
@@ -168,12 +178,7 @@ class NeuralStep(ReplicaStep):
             self.opt_student.zero_grad(set_to_none=True)
             loss_s.backward()
             self.opt_student.step()
-        fake = self._fakes(self._latents(B))
-        logits = self.student(fake)[..., 0]
-        loss_g = F.binary_cross_entropy_with_logits(logits, torch.ones_like(logits), reduction="none").mean(dim=1).sum()
-        self.opt_generator.zero_grad(set_to_none=True)
-        loss_g.backward()
-        self.opt_generator.step()
+        generator_step(self.student(self._fakes(self._latents(B)))[..., 0], self.opt_generator)
 
     def write_back(self, r: int) -> None:
         m = self.models[r]

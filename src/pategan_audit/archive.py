@@ -36,6 +36,9 @@ the book build never recomputes them. The archives are defined (:data:`ARCHIVES`
 ``utility_gnmax_large``
     Table 4's protocol at the ``large`` utility profile for ``gnmax`` (our PATE 2018 variant)
     beside ``corrected``, ε = 1, on Cervical, Epileptic, ISOLET and Credit; resumable per cell.
+``utility_sweep_large``
+    The privacy-utility curves: the six presets, ``corrected`` and ``gnmax`` at every ε of the
+    paper's grid (0.01 to 50) on Cervical and Epileptic, best of 2 × 2; resumable per cell.
 ``audit_corrected_large``
     ``corrected`` as it is now (teacher assignment exact under add/remove, fresh entropy unless
     seeded) in every channel of both attacks at 1,000 per world: the re-audit of the hardened
@@ -404,14 +407,25 @@ def _calibration_meta(profile, records: pd.DataFrame, run_keys: list[str], what:
 GNMAX_DATASETS = ("cervical_cancer", "epileptic_seizure", "isolet", "credit")
 
 
+def _with_gnmax_teachers(cell):
+    """``cell`` with gnmax's own teacher rule (``k`` from N, ε and δ: public quantities) when it is
+    a gnmax cell; every other preset keeps the paper's ``max(2, N // 1000)``."""
+    if cell.implementation != "gnmax":
+        return cell
+    from .implementations import create
+    from .utility.run import load_dataset
+
+    n_train = len(load_dataset(cell.dataset, cell.subsample).train)
+    k = create("gnmax", epsilon=cell.epsilon, delta=cell.delta)._default_num_teachers(n_train)
+    return dataclasses.replace(cell, num_teachers=k)
+
+
 def gnmax_cells(profile_name: str):
     """Setting-B cells of ``gnmax`` and ``corrected`` at ε = 1 on :data:`GNMAX_DATASETS` at the
     ``large`` utility profile's size per dataset (best of M × S, at least 2 × 2; full training
     split; 10,000-iteration cap, Epileptic 2,000); gnmax gets its own teacher rule (``k`` from N, ε, δ), corrected the paper's
     ``max(2, N // 1000)`` as in every other cell."""
     from . import utility as U
-    from .implementations import create
-    from .utility.run import load_dataset
 
     profile = U.get_profile(profile_name)
     datasets = GNMAX_DATASETS if profile_name != "smoke" else ("cervical_cancer",)
@@ -419,47 +433,74 @@ def gnmax_cells(profile_name: str):
     for c in U.main_cells(profile, epsilon=1.0, implementations=("corrected", "gnmax"), datasets=datasets):
         if c.n_models * c.n_tables < 4:  # at least best of 2 x 2 everywhere
             c = dataclasses.replace(c, n_models=max(c.n_models, 2), n_tables=max(c.n_tables, 2))
-        if c.implementation == "gnmax":
-            n_train = len(load_dataset(c.dataset, c.subsample).train)
-            k = create("gnmax", epsilon=c.epsilon, delta=c.delta)._default_num_teachers(n_train)
-            c = dataclasses.replace(c, num_teachers=k)
-        cells.append(c)
+        cells.append(_with_gnmax_teachers(c))
     return cells
 
 
-def _utility_gnmax(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
-                   save: Callable[[pd.DataFrame, dict], None] | None = None,
-                   only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
-    """Table 4's protocol for ``gnmax`` beside ``corrected`` (:func:`gnmax_cells`), one cell at a
-    time, saved after each (resumable across sessions)."""
-    if only is not None:
-        raise ValueError("--only selects presets of the audit archives; this archive has no per-preset settings")
+#: the eight presets of the privacy-utility curves (issue 15): the six as benchmarked, ``corrected``, ``gnmax``
+SWEEP_PRESETS = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected", "gnmax")
+#: cheapest first per dataset (measured fit + evaluation seconds in ``utility_large``; synthcity's
+#: iterations grow fastest with ε), so a session that ends mid-run has saved the most cells
+_SWEEP_COST_ORDER = ("corrected", "smartnoise", "updated", "gnmax", "borealis", "turing", "original", "synthcity")
+SWEEP_TABLES = (2, 2)
+
+
+def sweep_cells(profile_name: str):
+    """The privacy-utility curves (issue 15; the paper's ε grid of Figures 1 and 6-9, §5 and
+    Appendix B): the eight :data:`SWEEP_PRESETS` at every ε of ``EPSILON_GRID`` on the ``large``
+    utility profile's datasets (Cervical at the paper's 10,000-iteration cap, Epileptic at 2,000;
+    full training splits), best of :data:`SWEEP_TABLES` (2 × 2) at every ε including 1, so that a
+    curve is one protocol from end to end (the paper: 25 at ε = 1, 9 elsewhere). Ordered by
+    dataset, then cheapest preset first, then ε. The smoke profile: two presets, two ε."""
     from . import utility as U
-    from .utility.tables import runs_text
 
     profile = U.get_profile(profile_name)
-    cells = gnmax_cells(profile_name)
-    parts = [done] if done is not None and not done.empty else []
-    finished = set() if not parts else set(done["cell"].astype(str))
+    smoke = profile_name == "smoke"
+    presets = ("corrected", "smartnoise") if smoke else tuple(sorted(SWEEP_PRESETS, key=_SWEEP_COST_ORDER.index))
+    epsilons = (0.1, 10.0) if smoke else U.EPSILON_GRID
+    m, s = (1, 1) if smoke else SWEEP_TABLES
+    return [_with_gnmax_teachers(dataclasses.replace(c, n_models=m, n_tables=s))
+            for d in profile.datasets for impl in presets for e in epsilons
+            for c in U.main_cells(profile, epsilon=e, implementations=(impl,), datasets=(d,))]
 
-    def meta_now(records: pd.DataFrame) -> dict:
-        ran = records["cell"].nunique() if len(records) else 0
-        core = float(records.groupby(["cell", "model"])["fit_seconds"].first().fillna(0).sum()) if len(records) else 0.0
-        return {"profile": profile.name, "profile_description": profile.description, "epsilon": 1.0,
-                "cells": [c.cache_key() for c in cells], "settings_done": ran, "complete": ran == len(cells),
-                "runs": runs_text(cells) + f"; {ran} of {len(cells)} cells", "core_seconds_measured": core}
 
-    from .utility.run import cell_id
+def _utility_cells(cells_of: Callable[[str], list], what: str) -> Callable[..., tuple[pd.DataFrame, dict]]:
+    """A utility archive of the cells ``cells_of(profile)``, computed one cell at a time and saved
+    after each (resumable across sessions: ``done`` holds the cells an earlier session finished);
+    ``only``: compute just these presets' cells this time (the others stay to do)."""
 
-    for c in cells:
-        if cell_id(c) in finished:
-            continue
-        parts.append(U.run_cells([c], n_jobs=n_jobs, backend=backend, desc=f"{c.dataset}/{c.implementation}"))
-        records = pd.concat(parts, ignore_index=True)
-        if save is not None:
-            save(records, meta_now(records))
-    records = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-    return records, meta_now(records)
+    def run(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
+            save: Callable[[pd.DataFrame, dict], None] | None = None,
+            only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
+        from . import utility as U
+        from .utility.run import cell_id
+        from .utility.tables import runs_text
+
+        profile = U.get_profile(profile_name)
+        cells = cells_of(profile_name)
+        presets = sorted({c.implementation for c in cells})
+        if only is not None and set(only) - set(presets):
+            raise ValueError(f"--only {sorted(set(only) - set(presets))}: not a preset of this archive; "
+                             f"choose from {presets}")
+        parts = [done] if done is not None and not done.empty else []
+        finished = set() if not parts else set(done["cell"].astype(str))
+        todo = [c for c in cells if cell_id(c) not in finished and (only is None or c.implementation in only)]
+
+        def meta_now(records: pd.DataFrame) -> dict:
+            ran = records["cell"].nunique() if len(records) else 0
+            core = float(records.groupby(["cell", "model"])["fit_seconds"].first().fillna(0).sum()
+                         + records.groupby(["cell", "model", "table"])["eval_seconds"].first().fillna(0).sum()) \
+                if len(records) else 0.0
+            return {"profile": profile.name, "profile_description": profile.description, "what": what,
+                    "epsilons": sorted({c.epsilon for c in cells}), "presets": presets,
+                    "cells": [c.cache_key() for c in cells], "settings_done": ran, "complete": ran == len(cells),
+                    "runs": runs_text(cells) + f"; {ran} of {len(cells)} cells", "core_seconds_measured": core}
+
+        return _accumulate(parts, todo, lambda c: U.run_cells([c], n_jobs=n_jobs, backend=backend,
+                                                               desc=f"{c.dataset}/{c.implementation}/eps={c.epsilon:g}"),
+                           save=save, meta_now=meta_now)
+
+    return run
 
 
 def calibration_channel_runs() -> list[tuple[str, str, str, object]]:
@@ -510,7 +551,8 @@ ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, 
     "audit_querybased_fixed_size_large": _audit("querybased", ("fixed_size",)),
     "audit_calibration_large": _calibration,
     "audit_calibration_channels_large": _calibration_channels,
-    "utility_gnmax_large": _utility_gnmax,
+    "utility_gnmax_large": _utility_cells(gnmax_cells, "Table 4's protocol for gnmax beside corrected, ε = 1"),
+    "utility_sweep_large": _utility_cells(sweep_cells, "privacy-utility curves: eight presets across the ε grid"),
     "audit_ablation_querybased_large": _ablation("querybased"),
     "audit_ablation_groundhog_large": _ablation("groundhog"),
     "audit_targets_large": _targets,
@@ -521,7 +563,7 @@ ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, 
 }
 #: archives that save after every setting and resume from what an earlier session saved
 RESUMABLE = ("utility_large", "audit_querybased_large", "audit_querybased_controlled_large", "audit_groundhog_large",
-             "audit_querybased_fixed_size_large", "audit_corrected_large", "audit_gnmax_large", "utility_gnmax_large",
+             "audit_querybased_fixed_size_large", "audit_corrected_large", "audit_gnmax_large", "utility_gnmax_large", "utility_sweep_large",
              "audit_ablation_querybased_large", "audit_ablation_groundhog_large", "audit_targets_large")
 
 

@@ -281,3 +281,43 @@ def test_drop_removes_stale_presets_and_says_so(tmp_path, monkeypatch):
     # the next run computes the dropped preset again
     again = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["turing"])
     assert set(again.records["implementation"]) == {"borealis", "turing"} and again.meta["dropped"]
+
+
+def test_sweep_cells_cover_the_eight_presets_on_the_paper_grid_with_one_protocol():
+    from pategan_audit.archive import SWEEP_PRESETS, SWEEP_TABLES, sweep_cells
+    from pategan_audit.implementations import create
+    from pategan_audit.utility import EPSILON_GRID
+
+    cells = sweep_cells("large")
+    assert len(cells) == 2 * len(SWEEP_PRESETS) * len(EPSILON_GRID) == 128
+    assert {(c.dataset, c.implementation, c.epsilon) for c in cells} == {
+        (d, i, e) for d in ("cervical_cancer", "epileptic_seizure") for i in SWEEP_PRESETS for e in EPSILON_GRID}
+    assert {(c.n_models, c.n_tables) for c in cells} == {SWEEP_TABLES}  # ε = 1 too: one protocol per curve
+    assert {c.max_iter for c in cells if c.dataset == "cervical_cancer"} == {10_000}
+    assert {c.max_iter for c in cells if c.dataset == "epileptic_seizure"} == {2_000}
+    # Cervical first (every preset), cheapest preset first, synthcity last
+    assert [c.dataset for c in cells[:64]] == ["cervical_cancer"] * 64 and cells[63].implementation == "synthcity"
+    # gnmax's teacher count follows its public rule at each ε; the others keep the paper's rule
+    for c in cells:
+        if c.implementation == "gnmax" and c.dataset == "cervical_cancer":
+            assert c.num_teachers == create("gnmax", epsilon=c.epsilon)._default_num_teachers(686)
+        elif c.implementation != "gnmax":
+            assert c.num_teachers is None
+    assert len({c.num_teachers for c in cells if c.implementation == "gnmax"}) > 1  # fewer teachers at larger ε
+
+
+def test_sweep_archive_resumes_per_cell_and_runs_only_named_presets(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    name = "utility_sweep_large"
+    part = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["corrected"])
+    assert set(part.records["implementation"]) == {"corrected"} and not part.meta["complete"]
+    assert part.meta["settings_done"] == 4 and "4 of 8 cells" in part.meta["runs"]
+    below = part.records[part.records["epsilon"] == 0.1]
+    assert set(below["status"]) == {"not_trained"}  # corrected checks before it spends: none at ε = 0.1
+    with pytest.raises(ValueError, match="not a preset of this archive"):
+        archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["gnmax"])
+    saved = archive.read_archive(name, directory=tmp_path).records
+    full = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
+    assert full.meta["complete"] and full.meta["settings_done"] == 8 and len(full.meta["sessions"]) == 2
+    again = archive.read_archive(name, directory=tmp_path).records
+    pd.testing.assert_frame_equal(again[again["implementation"] == "corrected"].reset_index(drop=True), saved)

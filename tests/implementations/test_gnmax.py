@@ -334,3 +334,20 @@ def test_fit_many_fits_the_data_dependent_mode_one_by_one():
         single = create("gnmax", seed=seed, **kw).fit(toy, label="y")
         assert m.trace.extra["batched"] is False
         assert m.trace.eps_hat == single.trace.eps_hat and m.privacy_release_ == single.privacy_release_
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:Kaggle Credit")
+@pytest.mark.parametrize("dataset", ["cervical_cancer", "epileptic_seizure", "isolet", "credit", "mnist"])
+def test_trains_on_every_bundled_dataset_with_its_public_plan(dataset):
+    """Issue 15's "trains on every bundled dataset": one iteration on each full training split,
+    with the teacher count of the public plan, and a sample in the table's own columns."""
+    from pategan_audit import datasets
+    from pategan_audit.implementations.gnmax import public_plan
+
+    ds = datasets.load(dataset)
+    model = create("gnmax", seed=0, public_bounds=ds.bounds, max_iter=1).fit(ds.train, label=ds.label)
+    assert model.num_teachers_ == public_plan(len(ds.train), epsilon=1.0, delta=1e-5)["teachers"]
+    assert model.trace.iterations == 1 and model.trace.eps_hat[-1] <= 1.0
+    sample = model.sample(20)
+    assert list(sample.columns) == list(ds.train.columns) and sample.notna().all().all()

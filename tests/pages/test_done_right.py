@@ -29,3 +29,65 @@ def test_audit_table_is_none_until_the_gnmax_archive_exists(tmp_path):
     table = done_right.audit_table(directory=tmp_path)
     assert table.loc[("querybased", "paper"), ("epsilon_emp", "gnmax")] == pytest.approx(0.1)
     assert table.loc[("querybased", "paper"), ("auc", "corrected")] == pytest.approx(0.97)
+
+
+def _sweep_records(values: dict) -> pd.DataFrame:
+    """utility_sweep_large-shaped records: {(dataset, preset, ε): [AUROC per table] or None (refused)}."""
+    rows = []
+    for (dataset, impl, eps), scores in values.items():
+        cell = f"{dataset[:3]}-{impl}-{eps:g}"
+        for table, score in enumerate(scores or [None]):
+            for clf, shift in (("LogisticRegression", 0.0), ("RandomForest", -0.1)):
+                rows.append({"cell": cell, "dataset": dataset, "implementation": impl, "epsilon": eps,
+                             "num_teachers": None, "variant": "default", "model": 0, "table": table,
+                             "classifier": clf, "auroc": None if score is None else score + shift,
+                             "auprc": None if score is None else 0.1, "status": "not_trained" if score is None else "ok",
+                             "single_class": None if score is None else score == 0.5,
+                             "iterations": 0 if score is None else 10, "fit_seconds": 1.0, "eval_seconds": 1.0})
+    return pd.DataFrame(rows)
+
+
+def test_sweep_values_take_each_classifiers_best_and_name_refusals_and_single_class_tables(tmp_path):
+    assert done_right.sweep_values(directory=tmp_path) is None
+    assert done_right.curves(None, cost="x")[0].markdown.startswith("*`utility_sweep_large` has not run yet")
+    records = _sweep_records({("cervical_cancer", "corrected", 0.1): None,
+                              ("cervical_cancer", "corrected", 1.0): [0.7, 0.9],
+                              ("cervical_cancer", "gnmax", 1.0): [0.5, 0.5],
+                              ("cervical_cancer", "gnmax", 10.0): [0.5, 0.8]})
+    archive.write_archive("utility_sweep_large", records, {"profile": "smoke", "runs": "test", "complete": False},
+                          directory=tmp_path)
+    values = done_right.sweep_values(directory=tmp_path).set_index(["implementation", "epsilon"])
+    # best per classifier over the two tables (0.9 and 0.8), then their mean
+    assert values.loc[("corrected", 1.0), "auroc"] == pytest.approx((0.9 + 0.8) / 2)
+    assert pd.isna(values.loc[("corrected", 0.1), "auroc"])
+    assert values.loc[("gnmax", 1.0), "single-class share"] == 1.0
+    assert values.loc[("gnmax", 10.0), "single-class share"] == 0.5
+    table = done_right.sweep_table(values.reset_index(), "cervical_cancer")
+    assert list(table.index) == ["corrected", "gnmax"] and list(table.columns) == ["ε=0.1", "ε=1", "ε=10"]
+    blocks = done_right.curves(values.reset_index(), cost="x", directory=tmp_path)
+    texts = " ".join(b.markdown for b in blocks if hasattr(b, "markdown"))
+    assert "Refused to train (below the accountant's floor; no point): corrected at ε = 0.1." in texts
+    assert "single label class, on which every classifier scores 0.5: gnmax at ε = 1, 10." in texts
+    assert "Partial archive" in texts
+
+
+def test_verdict_table_puts_each_presets_audits_beside_its_utility(tmp_path):
+    assert done_right.verdict_table(None, directory=tmp_path) is None
+    def audit(impl, attack, channel, eps):
+        return {"implementation": impl, "attack": attack, "channel": channel, "variant": "as benchmarked",
+                "method": "clopper_pearson", "epsilon_emp": eps, "auc": 0.5}
+    archive.write_archive("audit_gnmax_large", pd.DataFrame([audit("gnmax", "querybased", "controlled", 0.0)]),
+                          {"profile": "smoke"}, directory=tmp_path)
+    archive.write_archive("audit_corrected_large", pd.DataFrame([audit("corrected", "groundhog", "paper", 0.2)]),
+                          {"profile": "smoke"}, directory=tmp_path)
+    # the older corrected row in the paper-scale archive is not used: the hardened preset's is
+    archive.write_archive("audit_groundhog_large", pd.DataFrame([audit("corrected", "groundhog", "paper", 9.0),
+                                                                 audit("turing", "groundhog", "paper", 2.0)]),
+                          {"profile": "smoke"}, directory=tmp_path)
+    values = pd.DataFrame([{"dataset": "cervical_cancer", "implementation": "gnmax", "epsilon": 1.0, "auroc": 0.55}])
+    table = done_right.verdict_table(values, directory=tmp_path)
+    assert list(table.index) == ["turing", "corrected", "gnmax"]
+    assert table.loc["corrected", "GroundHog ε_emp (paper channel)"] == pytest.approx(0.2)
+    assert table.loc["gnmax", "Querybased ε_emp (controlled)"] == 0.0
+    assert table.loc["gnmax", "AUROC (cervical_cancer, ε=1)"] == pytest.approx(0.55)
+    assert pd.isna(table.loc["turing", "AUROC (cervical_cancer, ε=1)"])

@@ -13,7 +13,7 @@ import pandas as pd
 from ..implementations.gnmax import public_plan
 
 __all__ = ["DATASETS", "plan_table", "aggregator_audit", "utility_table", "archived", "training_diagnosis", "analysis_table",
-           "audit_table"]
+           "audit_table", "sweep_values", "sweep_table", "sweep_figure", "verdict_table"]
 
 DATASETS = ("cervical_cancer", "epileptic_seizure", "isolet", "credit", "mnist")
 
@@ -125,6 +125,122 @@ def audit_table(directory=None) -> pd.DataFrame | None:
     table = pd.concat(frames, ignore_index=True)
     return table.pivot_table(index=["attack", "channel"], columns="implementation", values=["epsilon_emp", "auc"],
                              aggfunc="first")
+
+
+def sweep_values(directory=None) -> pd.DataFrame | None:
+    """The privacy-utility curves (``utility_sweep_large``): per dataset, preset and ε the best-of-n
+    mean AUROC over the twelve classifiers (NaN where the preset refused to train: below its
+    accountant's floor), the tables it is the best of, the share of those tables with a single
+    label class, and the mean number of training iterations. None while the archive is missing."""
+    from ..archive import read_archive
+    from ..utility import best_of_n
+
+    archived = read_archive("utility_sweep_large", directory=directory)
+    if archived is None:
+        return None
+    rec = archived.records
+    best = best_of_n(rec).drop(columns=["cell", "variant", "num_teachers", "n_classifiers"])
+    keys = ["dataset", "implementation", "epsilon"]
+    tables = rec.drop_duplicates(["cell", "model", "table"])
+    trained = tables[tables["status"] == "ok"]
+    extra = pd.DataFrame({
+        "single-class share": trained.groupby(keys)["single_class"].mean().astype(float),
+        "iterations": tables.drop_duplicates(["cell", "model"]).groupby(keys)["iterations"].mean()})
+    return best.merge(extra.reset_index(), on=keys, how="left").sort_values(keys).reset_index(drop=True)
+
+
+def sweep_table(values: pd.DataFrame, dataset: str) -> pd.DataFrame:
+    """One dataset's curves as a table: presets down, ε across (best-of-n mean AUROC)."""
+    from ..plotting.theme import ordered_names
+
+    part = values[values["dataset"] == dataset]
+    table = part.pivot_table(index="implementation", columns="epsilon", values="auroc", aggfunc="first", dropna=False)
+    table.columns = [f"ε={e:g}" for e in table.columns]
+    return table.reindex(ordered_names(table.index))
+
+
+def sweep_figure(values: pd.DataFrame, dataset: str):
+    """One dataset's privacy-utility curves: best-of-n mean AUROC against ε for the eight presets,
+    chance (0.5) as the dotted baseline."""
+    from ..plotting.utility import plot_epsilon_sweep
+    from ..reference import DISPLAY_NAMES
+
+    part = values[values["dataset"] == dataset].rename(columns={"auroc": "value"})
+    return plot_epsilon_sweep(part[["implementation", "epsilon", "value"]].dropna(), baseline=0.5,
+                              title=f"{DISPLAY_NAMES.get(dataset, dataset)}: AUROC against ε")
+
+
+#: the audit archives behind :func:`verdict_table`, in the order a preset's rows are looked up
+_VERDICT_AUDITS = ("audit_gnmax_large", "audit_corrected_large", "audit_querybased_large", "audit_groundhog_large",
+                   "audit_querybased_controlled_large")
+
+
+def verdict_table(values: pd.DataFrame | None, *, dataset: str = "cervical_cancer", epsilon: float = 1.0,
+                  directory=None) -> pd.DataFrame | None:
+    """Privacy beside utility for the eight presets at ``epsilon``: the Clopper-Pearson ε_emp of
+    each archived audit at 1,000 shadow models per world (Querybased and GroundHog in the paper's
+    channel, Querybased in the controlled channel) and the archived curve's AUROC on ``dataset``.
+    A preset's rows come from the first archive in :data:`_VERDICT_AUDITS` that holds them (the
+    hardened ``corrected`` from ``audit_corrected_large``). None while no audit archive exists."""
+    from ..archive import read_archive
+    from ..plotting.theme import ordered_names
+
+    columns = {("querybased", "paper"): "Querybased ε_emp (paper channel)",
+               ("querybased", "controlled"): "Querybased ε_emp (controlled)",
+               ("groundhog", "paper"): "GroundHog ε_emp (paper channel)",
+               ("groundhog", "controlled"): "GroundHog ε_emp (controlled)"}
+    cells: dict[tuple[str, str], float] = {}
+    for name in _VERDICT_AUDITS:
+        archived = read_archive(name, directory=directory)
+        if archived is None:
+            continue
+        rec = archived.records
+        rec = rec[(rec["method"] == "clopper_pearson") & (rec["variant"] == "as benchmarked")]
+        for row in rec.itertuples():
+            key = (row.implementation, columns.get((row.attack, row.channel)))
+            if key[1] is not None and key not in cells:
+                cells[key] = float(row.epsilon_emp)
+    if not cells:
+        return None
+    table = pd.Series(cells).unstack().reindex(columns=list(columns.values()))
+    if values is not None:
+        part = values[(values["dataset"] == dataset) & (values["epsilon"] == epsilon)].set_index("implementation")
+        table[f"AUROC ({dataset}, ε={epsilon:g})"] = part["auroc"].reindex(table.index)
+    return table.reindex(ordered_names(table.index))
+
+
+def curves(values: pd.DataFrame | None, *, cost: str, directory=None) -> list:
+    """The page blocks of the privacy-utility curves: per dataset of the archive, its figure, its
+    caption (scale, refusals, single-class tables) and its table; the missing-archive note while
+    ``utility_sweep_large`` has not run."""
+    from ..archive import read_archive
+    from ..reference import DISPLAY_NAMES
+    from .blocks import Text, archive_missing, figure, table
+
+    if values is None:
+        return [archive_missing("utility_sweep_large", cost)]
+    archived = read_archive("utility_sweep_large", directory=directory)
+    meta = archived.meta if archived is not None else {}
+    blocks: list = []
+    for dataset in values["dataset"].unique():
+        part = values[values["dataset"] == dataset]
+        refused = part[part["auroc"].isna()]
+        single = part[part["single-class share"] >= 0.5]
+        def listed(rows: pd.DataFrame) -> str:
+            return "; ".join(f"{name} at ε = {', '.join(f'{e:g}' for e in group['epsilon'])}"
+                             for name, group in rows.groupby("implementation", sort=False)) or "none"
+
+        note = (f"Best of n = {int(part['n'].max())} tables per point (the mean over the twelve classifiers of "
+                f"each one's best). Refused to train (below the accountant's floor; no point): {listed(refused)}. "
+                f"Half or more of the synthetic tables have a single label class, on which every classifier "
+                f"scores 0.5: {listed(single)}.")
+        blocks += [*figure(f"curves_{dataset}", sweep_figure(values, dataset)),
+                   Text(f"**{DISPLAY_NAMES.get(dataset, dataset)}.** {note}"),
+                   *table(f"curves_{dataset}", sweep_table(values, dataset).round(3))]
+    if meta and not meta.get("complete", False):
+        blocks.append(Text(f"*Partial archive: {meta.get('runs', '')}. `python -m pategan_audit.archive "
+                           f"utility_sweep_large --n-jobs 2` computes the rest.*"))
+    return blocks
 
 
 def archived(name: str, frame: pd.DataFrame | None, archive: str, cost: str) -> list:

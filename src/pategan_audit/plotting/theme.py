@@ -45,11 +45,12 @@ _FONT_SIZES = {
     "figure.titlesize": 11.0,
 }
 
-IMPLEMENTATION_ORDER = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
+IMPLEMENTATION_ORDER = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected", "gnmax")
 _palette = sns.color_palette("colorblind", 6)
 IMPLEMENTATION_COLORS = {name: _palette[i] for i, name in enumerate(IMPLEMENTATION_ORDER[:6])}
 IMPLEMENTATION_COLORS["corrected"] = (0.0, 0.0, 0.0)
-IMPLEMENTATION_MARKERS = dict(zip(IMPLEMENTATION_ORDER, ("o", "s", "^", "D", "v", "P", "*")))
+IMPLEMENTATION_COLORS["gnmax"] = (0.55, 0.0, 0.55)  # ours too: dashed like corrected, in purple
+IMPLEMENTATION_MARKERS = dict(zip(IMPLEMENTATION_ORDER, ("o", "s", "^", "D", "v", "P", "*", "X")))
 
 
 def set_theme() -> None:

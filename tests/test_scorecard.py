@@ -56,6 +56,28 @@ def test_collect_archived_takes_best_of_n_and_setting_a(tmp_path):
     assert card.loc[card["ours"].notna(), "paper"].notna().all()  # every archived value meets a paper number
 
 
+def test_collect_archived_reads_the_sweeps_other_epsilons_for_figures_1_8_9(tmp_path):
+    """utility_sweep_large gives the Epileptic points of Figures 1, 8 and 9 at ε != 1 (ε = 1 stays
+    with utility_large's best of more); Cervical, our own presets and refused cells give none."""
+    rec = _utility_records()
+    rec = rec[rec["implementation"] != "real"]
+    parts = [rec.assign(dataset="epileptic_seizure", epsilon=eps, cell=f"e{eps}") for eps in (0.5, 1.0)]
+    parts.append(rec.assign(cell="c"))  # Cervical: no figure
+    parts.append(rec.assign(dataset="epileptic_seizure", implementation="gnmax", epsilon=0.5, cell="g"))
+    parts.append(rec.assign(dataset="epileptic_seizure", epsilon=0.01, cell="r", auroc=np.nan, auprc=np.nan,
+                            status="not_trained"))
+    write_archive("utility_sweep_large", pd.concat(parts, ignore_index=True), {"profile": "large", "runs": "2 x 2"},
+                  directory=tmp_path)
+    got = scorecard.collect_archived(tmp_path)
+    assert set(got["table"]) == {"figure1", "figure9", "figure8"} and set(got["row"]) == {"updated"}
+    assert set(got["column"]) == {"auroc eps=0.5", "auprc eps=0.5"}
+    fig1 = got[got["table"] == "figure1"].iloc[0]
+    assert fig1["ours"] == pytest.approx(0.8 + 0.01 * 5.5)
+    assert fig1["interval_lo"] - 1e-9 <= fig1["ours"] <= fig1["interval_hi"] + 1e-9
+    fig8 = got[got["table"] == "figure8"].iloc[0]  # mean over the two tables of the classifier mean
+    assert fig8["ours"] == pytest.approx(0.7 + 0.01 * 5.5)
+
+
 def _audit_record(impl, method, channel, fp, fn, attack="querybased", n=400):
     from pategan_audit.auditing.bounds import AttackCounts, eps_lower
 

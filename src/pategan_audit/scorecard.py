@@ -692,46 +692,14 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
     paper channel with their spread from the audit archives. Empty if no archive is present."""
     from .archive import read_archive
     from .classifiers import CLASSIFIERS, MAJORITY
-    from .utility import CELL_KEYS, best_of_n, best_per_classifier, mean_se, setting_a_scores
+    from .utility import setting_a_scores
 
     rows: list[dict] = []
     util = read_archive("utility_large", directory=directory)
     if util is not None:
         rec, prof, runs = util.records, util.meta["profile"], util.meta.get("runs", "")
         synth = rec[rec["implementation"].isin(R.IMPLEMENTATIONS)]
-        synth = synth[synth["epsilon"].astype(float) == 1.0]
-        if len(synth):
-            keys = ["dataset", "implementation"]
-            ci = best_of_n_intervals(synth, keys=CELL_KEYS).set_index([*keys, "metric", "classifier"])[["lo", "hi"]]
-
-            def interval(ds, impl, metric, clf):
-                k = (ds, impl, metric, clf)
-                return (float(ci.loc[k, "lo"]), float(ci.loc[k, "hi"])) if k in ci.index else (np.nan, np.nan)
-
-            def add(table, row, column, value, ds, impl, metric, clf):
-                lo, hi = interval(ds, impl, metric, clf)
-                rows.append({"table": table, "row": row, "column": column, "ours": float(value), "runs": runs,
-                             "interval_lo": lo, "interval_hi": hi})
-
-            for _, r in best_of_n(synth).iterrows():
-                ds, impl = r["dataset"], r["implementation"]
-                add("table4", ds, impl, r["auroc"], ds, impl, "auroc", R.AVERAGE)
-                add("table4_auprc", ds, impl, r["auprc"], ds, impl, "auprc", R.AVERAGE)
-                if ds == "epileptic_seizure":
-                    add("figure1", impl, "auroc eps=1", r["auroc"], ds, impl, "auroc", R.AVERAGE)
-                    add("figure9", impl, "auprc eps=1", r["auprc"], ds, impl, "auprc", R.AVERAGE)
-            for _, r in best_per_classifier(synth).iterrows():
-                if r["dataset"] == "epileptic_seizure":
-                    for table, metric in (("table5", "auroc"), ("table10", "auprc")):
-                        add(table, r["classifier"], r["implementation"], r[metric], r["dataset"], r["implementation"],
-                            metric, r["classifier"])
-            ep = synth[synth["dataset"] == "epileptic_seizure"]
-            if len(ep):
-                for _, r in mean_se(ep).iterrows():
-                    half = Z90 * r["se"] if not pd.isna(r["se"]) else np.nan
-                    rows.append({"table": "figure8", "row": r["implementation"], "column": "auroc eps=1",
-                                 "ours": float(r["mean"]), "runs": runs,
-                                 "interval_lo": r["mean"] - half, "interval_hi": r["mean"] + half})
+        rows += _best_of_n_rows(synth[synth["epsilon"].astype(float) == 1.0], runs, tables=True)
         real = rec[rec["implementation"] == "real"]
         if len(real):
             for _, r in setting_a_scores(real).iterrows():
@@ -743,6 +711,13 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
                      for (c, d), v in per.groupby(["classifier", "dataset"])["auroc"].first().items()]
         for r in rows:
             r.update(section="utility", profile=prof)
+    sweep = read_archive("utility_sweep_large", directory=directory)
+    if sweep is not None:  # the other ε of Figures 1, 8, 9 (Epileptic; ε = 1 is utility_large's best of more)
+        rec = sweep.records
+        rec = rec[(rec["dataset"] == "epileptic_seizure") & rec["implementation"].isin(R.IMPLEMENTATIONS)
+                  & (rec["epsilon"].astype(float) != 1.0)]
+        rows += [{**r, "section": "utility", "profile": sweep.meta["profile"]}
+                 for r in _best_of_n_rows(rec, sweep.meta.get("runs", ""), tables=False)]
     from .auditing import verdicts
 
     audit = verdicts.paper_scale_records(directory=directory)
@@ -763,6 +738,48 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
                          "profile": rec_b["profile"],
                          "runs": f"{int(rec_b['n_per_world']):,} shadow models per world, paper channel ({rec_b['archive']})"})
     return pd.DataFrame(rows, columns=OURS_COLUMNS)
+
+
+def _best_of_n_rows(synth: pd.DataFrame, runs: str, *, tables: bool) -> list[dict]:
+    """Scorecard rows of best-of-n utility records (:func:`collect_archived`), each with its
+    bootstrap interval: the Epileptic points of Figures 1 (AUROC), 9 (AUPRC) and 8 (mean ± SE) at
+    each ε of ``synth``; with ``tables`` (ε = 1 records) also Table 4 (both metrics) and
+    Tables 5 and 10 (Epileptic, per classifier)."""
+    from .utility import CELL_KEYS, best_of_n, best_per_classifier, mean_se
+
+    rows: list[dict] = []
+    if synth.empty:
+        return rows
+    keys = ["dataset", "implementation", "epsilon"]
+    ci = best_of_n_intervals(synth, keys=CELL_KEYS).set_index([*keys, "metric", "classifier"])[["lo", "hi"]]
+
+    def add(table, row, column, value, r, metric, clf):
+        k = (r["dataset"], r["implementation"], r["epsilon"], metric, clf)
+        lo, hi = (float(ci.loc[k, "lo"]), float(ci.loc[k, "hi"])) if k in ci.index else (np.nan, np.nan)
+        rows.append({"table": table, "row": row, "column": column, "ours": float(value), "runs": runs,
+                     "interval_lo": lo, "interval_hi": hi})
+
+    for _, r in best_of_n(synth).iterrows():
+        ds, impl, eps = r["dataset"], r["implementation"], float(r["epsilon"])
+        if tables:
+            add("table4", ds, impl, r["auroc"], r, "auroc", R.AVERAGE)
+            add("table4_auprc", ds, impl, r["auprc"], r, "auprc", R.AVERAGE)
+        if ds == "epileptic_seizure" and not pd.isna(r["auroc"]):
+            add("figure1", impl, f"auroc eps={eps:g}", r["auroc"], r, "auroc", R.AVERAGE)
+            add("figure9", impl, f"auprc eps={eps:g}", r["auprc"], r, "auprc", R.AVERAGE)
+    if tables:
+        for _, r in best_per_classifier(synth).iterrows():
+            if r["dataset"] == "epileptic_seizure":
+                for table, metric in (("table5", "auroc"), ("table10", "auprc")):
+                    add(table, r["classifier"], r["implementation"], r[metric], r, metric, r["classifier"])
+    ep = synth[synth["dataset"] == "epileptic_seizure"]
+    if len(ep):
+        for _, r in mean_se(ep).dropna(subset=["mean"]).iterrows():
+            half = Z90 * r["se"] if not pd.isna(r["se"]) else np.nan
+            rows.append({"table": "figure8", "row": r["implementation"], "column": f"auroc eps={float(r['epsilon']):g}",
+                         "ours": float(r["mean"]), "runs": runs,
+                         "interval_lo": r["mean"] - half, "interval_hi": r["mean"] + half})
+    return rows
 
 
 def _delta(observed, reference) -> float:

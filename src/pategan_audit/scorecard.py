@@ -688,7 +688,7 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
     in the layout of :func:`collect_ours`, each best-of-n number with its bootstrap interval
     (:func:`best_of_n_intervals`): Table 4 (AUROC, AUPRC),
     Tables 5 and 10 and the ε = 1 points of Figures 1, 8, 9 (Epileptic), Table 7 / Setting A
-    from ``utility_large``; Figure 5's ε_emp (Clopper-Pearson) and Figure 12's (Bayesian) in the
+    from ``utility_large``; the other ε of Figures 1, 8, 9 from ``utility_sweep_large``; Figure 5's ε_emp (Clopper-Pearson) and Figure 12's (Bayesian) in the
     paper channel with their spread from the audit archives. Empty if no archive is present."""
     from .archive import read_archive
     from .classifiers import CLASSIFIERS, MAJORITY

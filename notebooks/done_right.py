@@ -157,7 +157,8 @@ publish(sec, done_right.archived("gnmax_audit", done_right.audit_table(), "audit
 # six benchmarked presets, `corrected` and `gnmax` (dashed: ours), one protocol from end to end
 # (`utility_sweep_large`: full training split, best of 2 × 2 tables at every ε, the paper's
 # 10,000-iteration cap on Cervical and 2,000 on Epileptic; gnmax with its own teacher rule from N,
-# ε and δ, everything else with the paper's k). A point is missing where a preset refuses to
+# ε and δ, everything else with the paper's k; implementation notes
+# {ref}`§gnmax.curves <notes-gnmax-curves>`). A point is missing where a preset refuses to
 # train (below its accountant's floor) or where the archive has not reached it yet.
 
 # %% tags=["hide-input"]

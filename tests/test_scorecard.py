@@ -277,6 +277,25 @@ def test_derived_delta_needs_all_four_datasets():
     assert card.loc[("table1", R.DELTA_ROW, "original"), "verdict"] == "not yet run"
 
 
+def test_table12_default_column_is_table4s_run_with_its_spread():
+    """The paper prints Table 4's numbers as Table 12's D (all 24 cells); the derived D row copies
+    our Table 4 value and its interval, and an own D row is never overwritten."""
+    t12, t4 = R.table12(), R.table4(wide=True)
+    d = t12[(t12["hyperparameters"] == "D") & (t12["row"] != R.DELTA_ROW)]
+    assert len(d) == 24 and all(v == t4.loc[r, c] for r, c, v in zip(d["row"], d["column"], d["value"]))
+    ours = pd.DataFrame([
+        {"table": "table4", "row": "cervical_cancer", "column": "updated", "ours": 0.80, "interval_lo": 0.7,
+         "interval_hi": 0.9},
+        {"table": "table4", "row": "credit", "column": "borealis", "ours": 0.60, "interval_lo": 0.5, "interval_hi": 0.7},
+        {"table": "table12", "row": "credit", "column": "borealis D", "ours": 0.55},
+    ]).assign(runs="x")
+    card = scorecard.build(ours).set_index(["table", "row", "column"])
+    row = card.loc[("table12", "cervical_cancer", "updated D")]
+    assert row["ours"] == pytest.approx(0.80) and row["runs"].startswith("= Table 4's updated")
+    assert row["tolerance"] == card.loc[("table4", "cervical_cancer", "updated"), "tolerance"]
+    assert card.loc[("table12", "credit", "borealis D"), "ours"] == pytest.approx(0.55)
+
+
 def test_figure12_paper_values_only_where_implied():
     p = scorecard.paper_numbers()
     f12 = p[p["table"] == "figure12"]

@@ -93,6 +93,28 @@ def test_output_rounded_and_clipped(toy):
     assert s["x1"].between(-1, 1).all()
 
 
+def test_stochastic_rounding_keeps_the_mean_and_round_keeps_corrected_as_it_was(toy):
+    """integer_decode="stochastic" rounds up with probability the fractional part (E = the raw value;
+    a label the generator puts below 0.5 everywhere still decodes to both classes in proportion);
+    "round" (corrected's default) does not touch the sample's stream, so its tables are unchanged."""
+    import torch
+
+    model = fit(toy)
+    raw = model._generate(4000, torch.Generator().manual_seed(5)).detach().to(torch.float64).numpy()
+    col = model.columns_.index("y")
+    raw[:, col] = 0.3  # the label's scaled output: 0.3 of the way from 0 to 1, for every row
+    model._rounding_rng = None  # corrected's default never reads the sample's stream: its tables are as before
+    assert set(model._decode(raw)["y"]) == {0}  # nearest integer: a single class
+    stochastic = fit(toy, integer_decode="stochastic")
+    stochastic._rounding_rng = np.random.default_rng(0)
+    y = stochastic._decode(raw)["y"]
+    assert set(y) == {0, 1} and y.mean() == pytest.approx(0.3, abs=0.03)
+    a, b = fit(toy, integer_decode="stochastic"), fit(toy, integer_decode="stochastic")
+    pd.testing.assert_frame_equal(a.sample(300, seed=3), b.sample(300, seed=3))  # reproducible with the seed
+    with pytest.raises(ValueError, match="integer_decode"):
+        fit(toy, integer_decode="floor")
+
+
 def test_noise_stream_follows_the_seed(toy):
     a = fit(toy, seed=4, max_iter=1).trace.noise[0]
     b = fit(toy, seed=4, max_iter=1).trace.noise[0]

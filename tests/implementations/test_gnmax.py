@@ -351,3 +351,13 @@ def test_trains_on_every_bundled_dataset_with_its_public_plan(dataset):
     assert model.trace.iterations == 1 and model.trace.eps_hat[-1] <= 1.0
     sample = model.sample(20)
     assert list(sample.columns) == list(ds.train.columns) and sample.notna().all().all()
+
+
+def test_integer_columns_are_rounded_stochastically_by_default():
+    """gnmax decodes integer columns with stochastic rounding (corrected: nearest integer), so a
+    label the generator puts on one side of 0.5 for every row does not become a single class."""
+    assert create("gnmax").config.integer_decode == "stochastic"
+    assert create("corrected").config.integer_decode == "round"
+    toy = make_toy(200, seed=1)
+    sample = _fit(toy).sample(2000, seed=0)
+    assert set(sample["y"]) == {0, 1}

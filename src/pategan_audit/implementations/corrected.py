@@ -25,8 +25,9 @@ What it does, item by item (implementation notes §corrected.bounds to §correct
    ``"data_dependent"`` uses Theorem 3 and gives only a data-dependent guarantee, item 2).
 6. Stopping: an iteration runs only if its worst-case cost keeps ε̂ ≤ ε (never overshoots).
 7. δ is used as given (a warning if δ ≥ 1/N). 8. Unconditional generation. 9. Output
-   inverse-transformed with the bounds, integer columns rounded, everything clipped to the
-   bounds. 10. DP noise is never predictable by default: ``seed=None`` (the default here) draws
+   inverse-transformed with the bounds, integer columns rounded (``integer_decode="round"``; or
+   ``"stochastic"``: up with probability the fractional part, so a column's mean survives the
+   rounding, gnmax's default), everything clipped to the bounds. 10. DP noise is never predictable by default: ``seed=None`` (the default here) draws
    every stream from fresh OS entropy at each fit. An integer ``seed`` makes a run reproducible
    for experiments (the audit and the benchmarks pass one per model), but then the noise is a
    function of the seed: whoever knows it can remove the noise, so a seeded release is not DP
@@ -78,9 +79,10 @@ class CorrectedConfig(PateConfig):
     learning_rate: float = 1e-4
     teacher_hidden: tuple = ()
     neighbours: str = "add_remove"
+    integer_decode: str = "round"
 
     _choices: ClassVar[dict] = {"bounds": ("public", "dp"), "charging": ("data_independent", "data_dependent"),
-                                "neighbours": ("add_remove", "replace_one")}
+                                "neighbours": ("add_remove", "replace_one"), "integer_decode": ("round", "stochastic")}
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -174,12 +176,26 @@ class Corrected(NeuralPateGenerator):
     def _fakes(self, latent: torch.Tensor, *, generator: torch.Generator | None = None) -> torch.Tensor:
         return self.gen_net.single(latent)
 
+    def _sample(self, n: int, rng: np.random.Generator) -> pd.DataFrame:
+        self._rounding_rng = rng  # stochastic rounding reads the sample's stream after the generator's seed
+        return super()._sample(n, rng)
+
     def _decode(self, values: np.ndarray) -> pd.DataFrame:
         out = self.scaler.inverse_transform(values, clip=True)
         for c in out.columns:
             lo, hi = self.scaler.bounds[c]
             col = out[c].to_numpy()
             if pd.api.types.is_integer_dtype(self.dtypes_[c]) or pd.api.types.is_bool_dtype(self.dtypes_[c]):
-                col = np.clip(np.round(col), np.ceil(lo), np.floor(hi))  # implementation notes §corrected.generation
+                col = np.clip(self._round(col), np.ceil(lo), np.floor(hi))  # implementation notes §corrected.generation
             out[c] = np.clip(col, lo, hi)
         return restore_dtypes(out, self.dtypes_)
+
+    def _round(self, col: np.ndarray) -> np.ndarray:
+        """Integer columns: nearest integer, or (``integer_decode="stochastic"``) the integer above
+        with probability the fractional part, so that ``E[decoded] = col``: a 0/1 label the
+        generator puts at 0.3 for every row decodes to about 30 % ones, not to 0 everywhere.
+        Post-processing of the generator's output: no privacy cost."""
+        if self.config.integer_decode == "round":
+            return np.round(col)
+        floor = np.floor(col)
+        return floor + (self._rounding_rng.random(col.shape) < col - floor)

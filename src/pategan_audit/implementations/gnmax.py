@@ -7,7 +7,7 @@ accountant of the first PATE paper, and spends a query on every row the student 
 preset keeps everything :mod:`~pategan_audit.implementations.corrected` guarantees (disjoint
 teachers assigned row by row, exact under add/remove; public or DP bounds; nothing released
 without noise; the budget checked *before* each iteration; fresh OS entropy unless seeded) and
-changes three things:
+changes four things:
 
 1. **Confident-GNMax aggregation** (Papernot et al. 2018, "Scalable private learning with PATE",
    ``papernot2018scalable`` §4.1, Alg. 1): a query is answered only if the largest vote count
@@ -25,6 +25,12 @@ changes three things:
    ``student_iters`` steps per iteration on mini-batches from that buffer, so the generator can
    take many more steps than there are labels. corrected instead pays for every row each
    student step sees (5 × 64 per iteration).
+4. **Integer columns are rounded stochastically** (``integer_decode="stochastic"``: up with
+   probability the fractional part; corrected rounds to the nearest integer): post-processing
+   that keeps each column's mean. With nearest-integer rounding a 0/1 label that the generator
+   puts on one side of 0.5 for every row decodes to a single class, and a table with one label
+   class scores AUROC 0.5 under every classifier; gnmax's archived tables were single-class
+   that way until 2026-11-25 (implementation notes §gnmax.curves).
 
 Hyperparameters are set from public quantities only (N, ε, δ), never from the data; the rule
 follows from what makes a noisy vote informative. Vote margins grow with the number of teachers
@@ -133,6 +139,7 @@ class GNMaxConfig(CorrectedConfig):
     release_order: float | None = None
     release_beta: float | None = None
     release_sigma: float | None = None
+    integer_decode: str = "stochastic"
 
     def __post_init__(self) -> None:
         super().__post_init__()

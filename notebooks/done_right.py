@@ -37,6 +37,12 @@
 #    iterations is fixed before training.
 # 3. *Labels are reused, queries are not*: answered queries (a DP release) go into a replay
 #    buffer the student trains on, so the generator takes many more steps than there are labels.
+# 4. *Integer columns are rounded stochastically* (up with probability the fractional part;
+#    post-processing, free): with `corrected`'s nearest-integer rounding, a 0/1 label that the
+#    generator puts on one side of 0.5 for every row decodes to a single class, and a table with
+#    one label class scores AUROC 0.5 under every classifier. Until this change almost every
+#    trained gnmax table was single-class that way (implementation notes
+#    {ref}`§gnmax.curves <notes-gnmax-curves>` keeps that run's numbers).
 #
 # **Hyperparameters from public quantities only** (N, ε, δ): σ₁ = σ₂ = k/4, and the smallest
 # number of teachers k at which (ε, δ) pays for 4,096 queries at that σ, at most one teacher per

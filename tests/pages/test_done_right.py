@@ -91,3 +91,15 @@ def test_verdict_table_puts_each_presets_audits_beside_its_utility(tmp_path):
     assert table.loc["gnmax", "Querybased ε_emp (controlled)"] == 0.0
     assert table.loc["gnmax", "AUROC (cervical_cancer, ε=1)"] == pytest.approx(0.55)
     assert pd.isna(table.loc["turing", "AUROC (cervical_cancer, ε=1)"])
+
+
+def test_utility_target_counts_datasets_where_gnmax_beats_the_best_of_the_six():
+    assert "cannot be judged yet" in done_right.utility_target(None)
+    table = pd.DataFrame({"gnmax": [0.80, 0.70, 0.60], "best of the six (paper)": [0.74, 0.75, 0.55],
+                          "best of the six (ours)": [0.90, None, None]},
+                         index=["credit", "epileptic_seizure", "isolet"])
+    text = done_right.utility_target(table)
+    assert "on 2 of 3 datasets" in text and "credit, isolet" in text and "**met**" in text
+    assert "best of our six on 0 of the 1 datasets" in text
+    table.loc["isolet", "gnmax"] = 0.50
+    assert "**not met**" in done_right.utility_target(table)

@@ -168,7 +168,7 @@ publish(sec, done_right.archived("gnmax_audit", done_right.audit_table(), "audit
 # The paper's ε grid (0.01 to 50; its Figures 1 and 6-9 run it on Epileptic and Credit) for the
 # six benchmarked presets, `corrected` and `gnmax` (dashed: ours), one protocol from end to end
 # (`utility_sweep_large`: full training split, best of 2 × 2 tables at every ε, the paper's
-# 10,000-iteration cap on Cervical and 2,000 on Epileptic; gnmax with its own teacher rule from N,
+# 10,000-iteration cap on Cervical and Credit and 2,000 on Epileptic; gnmax with its own teacher rule from N,
 # ε and δ, everything else with the paper's k; implementation notes
 # {ref}`§gnmax.curves <notes-gnmax-curves>`). A point is missing where a preset refuses to
 # train (below its accountant's floor) or where the archive has not reached it yet.

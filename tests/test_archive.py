@@ -289,11 +289,12 @@ def test_sweep_cells_cover_the_eight_presets_on_the_paper_grid_with_one_protocol
     from pategan_audit.utility import EPSILON_GRID
 
     cells = sweep_cells("large")
-    assert len(cells) == 2 * len(SWEEP_PRESETS) * len(EPSILON_GRID) == 128
+    assert len(cells) == 3 * len(SWEEP_PRESETS) * len(EPSILON_GRID) == 192
     assert {(c.dataset, c.implementation, c.epsilon) for c in cells} == {
-        (d, i, e) for d in ("cervical_cancer", "epileptic_seizure") for i in SWEEP_PRESETS for e in EPSILON_GRID}
+        (d, i, e) for d in ("cervical_cancer", "epileptic_seizure", "credit") for i in SWEEP_PRESETS for e in EPSILON_GRID}
     assert {(c.n_models, c.n_tables) for c in cells} == {SWEEP_TABLES}  # ε = 1 too: one protocol per curve
-    assert {c.max_iter for c in cells if c.dataset == "cervical_cancer"} == {10_000}
+    assert {c.max_iter for c in cells if c.dataset in ("cervical_cancer", "credit")} == {10_000}
+    assert {c.subsample for c in cells} == {None}
     assert {c.max_iter for c in cells if c.dataset == "epileptic_seizure"} == {2_000}
     # Cervical first (every preset), cheapest preset first, synthcity last
     assert [c.dataset for c in cells[:64]] == ["cervical_cancer"] * 64 and cells[63].implementation == "synthcity"

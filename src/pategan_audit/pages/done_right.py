@@ -13,7 +13,8 @@ import pandas as pd
 from ..implementations.gnmax import public_plan
 
 __all__ = ["DATASETS", "plan_table", "aggregator_audit", "utility_table", "archived", "training_diagnosis", "analysis_table",
-           "audit_table", "sweep_values", "sweep_table", "sweep_figure", "verdict_table", "utility_target"]
+           "audit_table", "sweep_values", "sweep_table", "sweep_figure", "verdict_table", "utility_target",
+           "curves"]
 
 DATASETS = ("cervical_cancer", "epileptic_seizure", "isolet", "credit", "mnist")
 
@@ -197,8 +198,8 @@ _VERDICT_AUDITS = ("audit_gnmax_large", "audit_corrected_large", "audit_querybas
 def verdict_table(values: pd.DataFrame | None, *, dataset: str = "cervical_cancer", epsilon: float = 1.0,
                   directory=None) -> pd.DataFrame | None:
     """Privacy beside utility for the eight presets at ``epsilon``: the Clopper-Pearson ε_emp of
-    each archived audit at 1,000 shadow models per world (Querybased and GroundHog in the paper's
-    channel, Querybased in the controlled channel) and the archived curve's AUROC on ``dataset``.
+    each archived audit at 1,000 shadow models per world (Querybased and GroundHog, each in the
+    paper's and the controlled channel) and the archived curve's AUROC on ``dataset``.
     A preset's rows come from the first archive in :data:`_VERDICT_AUDITS` that holds them (the
     hardened ``corrected`` from ``audit_corrected_large``). None while no audit archive exists."""
     from ..archive import read_archive
@@ -240,15 +241,16 @@ def curves(values: pd.DataFrame | None, *, cost: str, directory=None) -> list:
         return [archive_missing("utility_sweep_large", cost)]
     archived = read_archive("utility_sweep_large", directory=directory)
     meta = archived.meta if archived is not None else {}
+
+    def listed(rows: pd.DataFrame) -> str:
+        return "; ".join(f"{name} at ε = {', '.join(f'{e:g}' for e in group['epsilon'])}"
+                         for name, group in rows.groupby("implementation", sort=False)) or "none"
+
     blocks: list = []
     for dataset in values["dataset"].unique():
         part = values[values["dataset"] == dataset]
         refused = part[part["auroc"].isna()]
         single = part[part["single-class share"] >= 0.5]
-        def listed(rows: pd.DataFrame) -> str:
-            return "; ".join(f"{name} at ε = {', '.join(f'{e:g}' for e in group['epsilon'])}"
-                             for name, group in rows.groupby("implementation", sort=False)) or "none"
-
         note = (f"Best of n = {int(part['n'].max())} tables per point (the mean over the twelve classifiers of "
                 f"each one's best). Refused to train (below the accountant's floor; no point): {listed(refused)}. "
                 f"Half or more of the synthetic tables have a single label class, on which every classifier "

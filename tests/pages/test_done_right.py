@@ -64,7 +64,9 @@ def test_sweep_values_take_each_classifiers_best_and_name_refusals_and_single_cl
     assert values.loc[("gnmax", 10.0), "single-class share"] == 0.5
     table = done_right.sweep_table(values.reset_index(), "cervical_cancer")
     assert list(table.index) == ["corrected", "gnmax"] and list(table.columns) == ["ε=0.1", "ε=1", "ε=10"]
-    blocks = done_right.curves(values.reset_index(), cost="x", directory=tmp_path)
+    flat = values.reset_index()
+    flat.attrs = values.attrs
+    blocks = done_right.curves(flat, cost="x")
     texts = " ".join(b.markdown for b in blocks if hasattr(b, "markdown"))
     assert "Refused to train (below the accountant's floor; no point): corrected at ε = 0.1." in texts
     assert "single label class, on which every classifier scores 0.5: gnmax at ε = 1, 10." in texts

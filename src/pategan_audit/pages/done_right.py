@@ -166,7 +166,9 @@ def sweep_values(directory=None) -> pd.DataFrame | None:
     extra = pd.DataFrame({
         "single-class share": trained.groupby(keys)["single_class"].mean().astype(float),
         "iterations": tables.drop_duplicates(["cell", "model"]).groupby(keys)["iterations"].mean()})
-    return best.merge(extra.reset_index(), on=keys, how="left").sort_values(keys).reset_index(drop=True)
+    values = best.merge(extra.reset_index(), on=keys, how="left").sort_values(keys).reset_index(drop=True)
+    values.attrs["meta"] = archived.meta  # what curves() says about the run, without reading it again
+    return values
 
 
 def sweep_table(values: pd.DataFrame, dataset: str) -> pd.DataFrame:
@@ -229,18 +231,16 @@ def verdict_table(values: pd.DataFrame | None, *, dataset: str = "cervical_cance
     return table.reindex(ordered_names(table.index))
 
 
-def curves(values: pd.DataFrame | None, *, cost: str, directory=None) -> list:
-    """The page blocks of the privacy-utility curves: per dataset of the archive, its figure, its
-    caption (scale, refusals, single-class tables) and its table; the missing-archive note while
-    ``utility_sweep_large`` has not run."""
-    from ..archive import read_archive
+def curves(values: pd.DataFrame | None, *, cost: str) -> list:
+    """The page blocks of the privacy-utility curves (``values`` from :func:`sweep_values`): per
+    dataset of the archive, its figure, its caption (scale, refusals, single-class tables) and its
+    table; the missing-archive note while ``utility_sweep_large`` has not run."""
     from ..reference import DISPLAY_NAMES
     from .blocks import Text, archive_missing, figure, table
 
     if values is None:
         return [archive_missing("utility_sweep_large", cost)]
-    archived = read_archive("utility_sweep_large", directory=directory)
-    meta = archived.meta if archived is not None else {}
+    meta = values.attrs.get("meta", {})
 
     def listed(rows: pd.DataFrame) -> str:
         return "; ".join(f"{name} at ε = {', '.join(f'{e:g}' for e in group['epsilon'])}"

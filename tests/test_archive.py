@@ -296,8 +296,9 @@ def test_sweep_cells_cover_the_eight_presets_on_the_paper_grid_with_one_protocol
     assert {c.max_iter for c in cells if c.dataset in ("cervical_cancer", "credit")} == {10_000}
     assert {c.subsample for c in cells} == {None}
     assert {c.max_iter for c in cells if c.dataset == "epileptic_seizure"} == {2_000}
-    # Cervical first (every preset), cheapest preset first, synthcity last
+    # Cervical first (every preset), cheapest preset first, synthcity last; Credit (cheap to score) before Epileptic
     assert [c.dataset for c in cells[:64]] == ["cervical_cancer"] * 64 and cells[63].implementation == "synthcity"
+    assert [c.dataset for c in cells[64:128]] == ["credit"] * 64
     # gnmax's teacher count follows its public rule at each ε; the others keep the paper's rule
     for c in cells:
         if c.implementation == "gnmax" and c.dataset == "cervical_cancer":

@@ -124,14 +124,21 @@ def test_trace_keys_are_pinned(monkeypatch):
 def test_utility_cell_ids_and_keys_are_pinned(monkeypatch):
     monkeypatch.setenv("PATEGAN_AUDIT_SOURCE_HASH", PINNED_SOURCE)
     runner.source_hash.cache_clear()
+    # AdaBoost SAMME: the keys from before the knob existed (the archives' cells keep them)
     cells = [UtilityCell("cervical_cancer", "updated", 1.0, n_models=2, max_iter=10,
-                         classifiers=("LogisticRegression", "RandomForest")),
+                         classifiers=("LogisticRegression", "RandomForest"), adaboost="SAMME"),
+             UtilityCell("credit", "corrected", 0.5, overrides={"conditional": True}, num_teachers=3, seed=4,
+                         adaboost="SAMME"),
+             SettingACell("mnist", adaboost="SAMME"),
+             # the default panel (SAMME.R, the authors' scikit-learn 1.4.1): new keys
              UtilityCell("credit", "corrected", 0.5, overrides={"conditional": True}, num_teachers=3, seed=4),
              SettingACell("mnist")]
     try:
-        assert [utility_run.cell_id(c) for c in cells] == ["85b7fc8ce315", "f2f9c65df7ff", "48a088723bc2"]
+        assert [utility_run.cell_id(c) for c in cells] == ["85b7fc8ce315", "f2f9c65df7ff", "48a088723bc2",
+                                                           "81acccd0d525", "18d797b8150d"]
         assert [runner.config_hash(utility_run._key(c, None, None), namespace="utility") for c in cells] == [
-            "ada504b04ab6daeee6e2048f", "0f155cfb93fe3a37b3742a37", "7672641e29702ec2816df3ae"]
+            "ada504b04ab6daeee6e2048f", "0f155cfb93fe3a37b3742a37", "7672641e29702ec2816df3ae",
+            "6e6421479b54db7dfcd7b6b1", "3ef73e685fbcab833abe8068"]
     finally:
         runner.source_hash.cache_clear()
 

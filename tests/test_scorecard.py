@@ -322,6 +322,39 @@ def test_verdict_counts_add_up():
     assert counts.loc["all", "tracked"] == len(card)
 
 
+def test_status_says_explained_tried_or_not_diagnosed_for_every_difference():
+    card = scorecard.build(pd.DataFrame([
+        {"table": "table9", "row": "MLP", "column": "borealis", "ours": 0.9},  # nobody looked at it
+        {"table": "table7", "row": "credit", "column": "N", "ours": 56962.0},  # explained (a data fact)
+        {"table": "table4", "row": "epileptic_seizure", "column": "updated", "ours": 0.30},  # diagnosed, unexplained
+        {"table": "table4", "row": "cervical_cancer", "column": "turing", "ours": 0.90},  # diagnosed, explained
+        {"table": "table4", "row": "credit", "column": "turing", "ours": 0.5},
+    ]).assign(runs="test"))
+    got = card.dropna(subset=["ours"]).set_index(["table", "row", "column"])
+    assert got.loc[("table9", "MLP", "borealis"), "status"] == scorecard.NOT_DIAGNOSED
+    assert got.loc[("table7", "credit", "N"), "status"] == "explained"
+    assert got.loc[("table4", "epileptic_seizure", "updated"), "status"].startswith("unexplained: tried ")
+    assert got.loc[("table4", "cervical_cancer", "turing"), "status"] == "explained"
+    # Table 12's D column is Table 4's run: it inherits the diagnosis, naming where it comes from
+    assert got.loc[("table12", "epileptic_seizure", "updated D"), "status"].startswith("unexplained: tried ")
+    assert "table4's cell" in got.loc[("table12", "epileptic_seizure", "updated D"), "status"]
+    assert (got.loc[got["verdict"] != "differs", "status"] == "").all()
+    counts = rules.verdict_counts(card)
+    assert counts.loc["table9", "of which not diagnosed"] == 1 and counts.loc["table4", "of which not diagnosed"] == 0
+    assert (counts["of which not diagnosed"] <= counts["outside unexplained"]).all()
+
+
+def test_aliases_are_the_same_runs_under_the_papers_other_names():
+    assert set(scorecard.aliases(("table4", "epileptic_seizure", "original"))) == {
+        ("table12", "epileptic_seizure", "original D"), ("table6", "epileptic_seizure", "non_conditional"),
+        ("figure1", "original", "auroc eps=1")}
+    assert scorecard.aliases(("table4_auprc", "epileptic_seizure", "borealis")) == [("figure9", "borealis", "auprc eps=1")]
+    assert scorecard.aliases(("table4_auprc", "cervical_cancer", "borealis")) == []
+    keys = set(zip(*(scorecard.paper_numbers()[c] for c in ("table", "row", "column"))))
+    for d in scorecard.DIAGNOSES:  # every alias is a number the paper prints
+        assert set(scorecard.aliases(d.key)) <= keys, d.key
+
+
 def test_not_compared_lists_figures_10_to_12():
     nc = scorecard.not_compared()
     assert {"Figure 10", "Figure 11", "Figure 12", "Table 3"} <= set(nc["artefact"])

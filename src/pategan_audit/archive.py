@@ -165,6 +165,19 @@ def read_archive(name: str, *, directory: str | os.PathLike | None = None) -> Ar
 # the archived runs
 
 
+#: AdaBoost's algorithm in every archived utility cell: the utility archives were begun before the
+#: classifier panel ran the authors' SAMME.R (scikit-learn 1.4.1's default, :mod:`.adaboost`), with
+#: the SAMME that newer scikit-learn runs; they keep it, so that each archive is one protocol and
+#: resumes where it stopped (its meta says so; ``scorecard.DIAGNOSES`` has the measured effect).
+ARCHIVE_ADABOOST = "SAMME"
+_ADABOOST_META = {"adaboost": f"{ARCHIVE_ADABOOST} (scikit-learn >= 1.6); the authors ran SAMME.R (scikit-learn 1.4.1)"}
+
+
+def _archived_panel(cells: list) -> list:
+    """``cells`` with the archives' AdaBoost (:data:`ARCHIVE_ADABOOST`)."""
+    return [dataclasses.replace(c, adaboost=ARCHIVE_ADABOOST) for c in cells]
+
+
 def _utility_large(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
                    save: Callable[[pd.DataFrame, dict], None] | None = None,
                    only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
@@ -175,8 +188,8 @@ def _utility_large(profile_name: str, n_jobs: int | None, backend: str | None, *
     from .utility.tables import runs_text
 
     profile = U.get_profile(profile_name)
-    cells = [*U.setting_a_cells(profile), *U.main_cells(profile, epsilon=U.MAIN_EPSILON,
-                                                        implementations=(*U.PAPER_IMPLEMENTATIONS, "corrected"))]
+    cells = _archived_panel([*U.setting_a_cells(profile), *U.main_cells(
+        profile, epsilon=U.MAIN_EPSILON, implementations=(*U.PAPER_IMPLEMENTATIONS, "corrected"))])
     main = [c for c in cells if isinstance(c, U.UtilityCell)]
     groups: dict[str, list] = {}
     for c in cells:
@@ -196,7 +209,8 @@ def _utility_large(profile_name: str, n_jobs: int | None, backend: str | None, *
         ran = sorted(set(records["implementation"].astype(str))) if len(records) else []
         return {"profile": profile.name, "profile_description": profile.description, "profile_knobs": asdict(profile),
                 "epsilon": U.MAIN_EPSILON, "cells": [c.cache_key() for c in cells], "runs": runs_text(main),
-                "presets_done": ran, "complete": set(ran) >= set(groups), "core_seconds_measured": core}
+                "presets_done": ran, "complete": set(ran) >= set(groups), "core_seconds_measured": core,
+                **_ADABOOST_META}
 
     return _accumulate(parts, todo, lambda g: U.run_cells(groups[g], n_jobs=n_jobs, backend=backend,
                                                            desc=f"utility_large {g}"),
@@ -434,7 +448,7 @@ def gnmax_cells(profile_name: str):
         if c.n_models * c.n_tables < 4:  # at least best of 2 x 2 everywhere
             c = dataclasses.replace(c, n_models=max(c.n_models, 2), n_tables=max(c.n_tables, 2))
         cells.append(_with_gnmax_teachers(c))
-    return cells
+    return _archived_panel(cells)
 
 
 #: the eight presets of the privacy-utility curves (issue 15): the six as benchmarked, ``corrected``, ``gnmax``
@@ -465,7 +479,7 @@ def sweep_cells(profile_name: str):
     presets = ("corrected", "smartnoise") if smoke else tuple(sorted(SWEEP_PRESETS, key=_SWEEP_COST_ORDER.index))
     epsilons = (0.1, 10.0) if smoke else U.EPSILON_GRID
     m, s = (1, 1) if smoke else SWEEP_TABLES
-    return [_with_gnmax_teachers(dataclasses.replace(c, n_models=m, n_tables=s))
+    return [_with_gnmax_teachers(dataclasses.replace(c, n_models=m, n_tables=s, adaboost=ARCHIVE_ADABOOST))
             for d in (profile.datasets if smoke else SWEEP_DATASETS) for impl in presets for e in epsilons
             for c in U.main_cells(profile, epsilon=e, implementations=(impl,), datasets=(d,))]
 
@@ -500,7 +514,8 @@ def _utility_cells(cells_of: Callable[[str], list], what: str) -> Callable[..., 
             return {"profile": profile.name, "profile_description": profile.description, "what": what,
                     "epsilons": sorted({c.epsilon for c in cells}), "presets": presets,
                     "cells": [c.cache_key() for c in cells], "settings_done": ran, "complete": ran == len(cells),
-                    "runs": runs_text(cells) + f"; {ran} of {len(cells)} cells", "core_seconds_measured": core}
+                    "runs": runs_text(cells) + f"; {ran} of {len(cells)} cells", "core_seconds_measured": core,
+                    **_ADABOOST_META}
 
         return _accumulate(parts, todo, lambda c: U.run_cells([c], n_jobs=n_jobs, backend=backend,
                                                                desc=f"{c.dataset}/{c.implementation}/eps={c.epsilon:g}"),

@@ -8,7 +8,8 @@ released by the authors (implementation notes §utility.classifiers, §data.post
   ``LinearSVC(max_iter=10000)``, ``MLPClassifier(max_iter=1000)``; ``XGB`` is an
   ``XGBRegressor`` fitted on the 0/1 label whose ``predict`` output is the ranking score;
   ``LinearSVM`` is scored by ``decision_function``; every other model by ``predict_proba``
-  of class 1.
+  of class 1. ``AdaBoost`` is SAMME.R, the default of the authors' scikit-learn 1.4.1, which
+  newer scikit-learn no longer has (:mod:`pategan_audit.adaboost`; knob ``adaboost``).
 * Scores: AUROC = ``roc_auc_score``, AUPRC = ``average_precision_score`` (average precision,
   not the trapezoidal PR area).
 * Scaling (implementation notes §data.postprocessing): a min-max scaler fitted on the classifier's *training* table only, applied
@@ -39,6 +40,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 from sklearn.preprocessing import MinMaxScaler
 
 __all__ = [
+    "ADABOOST_ALGORITHMS",
     "CLASSIFIERS",
     "DETERMINISTIC_CLASSIFIERS",
     "MAJORITY",
@@ -71,6 +73,8 @@ CLASSIFIERS: tuple[str, ...] = (
 DETERMINISTIC_CLASSIFIERS: tuple[str, ...] = ("LogisticRegression", "GaussianNB", "BernoulliNB", "LinearSVM", "LDA")
 #: The Setting-A-only pseudo-classifier (implementation notes §utility.classifiers): constant training-label mode.
 MAJORITY = "majority"
+#: AdaBoost's algorithms (:class:`ClassifierKnobs`): the authors' scikit-learn 1.4.1 default first.
+ADABOOST_ALGORITHMS: tuple[str, ...] = ("SAMME.R", "SAMME")
 #: The two classifiers of Fig. 10 (MNIST).
 MULTICLASS_CLASSIFIERS: tuple[str, ...] = ("LogisticRegression", "RandomForest")
 
@@ -82,16 +86,24 @@ class ClassifierKnobs:
     mlp_max_iter: ``MLPClassifier(max_iter=...)``; paper 1000, fast profiles 200 (implementation notes §profiles.fast).
     xgb_n_jobs: ``XGBRegressor(n_jobs=...)``; paper None (library default: all cores);
         fast profiles 1 (one thread per parallel worker).
+    adaboost: ``"SAMME.R"`` (default), what ``AdaBoostClassifier()`` ran in the authors'
+        scikit-learn 1.4.1 (:class:`pategan_audit.adaboost.SAMMERealAdaBoost`); ``"SAMME"``, what
+        the same constructor runs from scikit-learn 1.6 on (the archives made before 2026-11-25).
+        Not a speed knob: it changes AdaBoost's scores (implementation notes §utility.classifiers).
     """
 
     mlp_max_iter: int = 1000
     xgb_n_jobs: int | None = None
+    adaboost: str = "SAMME.R"
 
     def __post_init__(self) -> None:
         if not isinstance(self.mlp_max_iter, (int, np.integer)) or self.mlp_max_iter < 1:
             raise ValueError(f"mlp_max_iter must be a positive integer (paper: 1000), got {self.mlp_max_iter!r}")
         if self.xgb_n_jobs is not None and (not isinstance(self.xgb_n_jobs, (int, np.integer)) or self.xgb_n_jobs == 0):
             raise ValueError(f"xgb_n_jobs must be None or a non-zero integer, got {self.xgb_n_jobs!r}")
+        if self.adaboost not in ADABOOST_ALGORITHMS:
+            raise ValueError(f"adaboost must be one of {ADABOOST_ALGORITHMS} (the authors ran 'SAMME.R'), "
+                             f"got {self.adaboost!r}")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -126,6 +138,10 @@ def make_classifier(name: str, *, seed: int | None, knobs: ClassifierKnobs = Cla
     if name == "LDA":
         return LinearDiscriminantAnalysis()
     if name == "AdaBoost":
+        if knobs.adaboost == "SAMME.R":
+            from .adaboost import SAMMERealAdaBoost
+
+            return SAMMERealAdaBoost(random_state=rs)
         return AdaBoostClassifier(random_state=rs)
     if name == "Bagging":
         return BaggingClassifier(random_state=rs)

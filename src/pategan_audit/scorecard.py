@@ -363,14 +363,15 @@ def best_of_n_intervals(records: pd.DataFrame, *, level: float = 0.9, n_boot: in
 
 #: Columns of :func:`verdict_counts`.
 COUNT_COLUMNS = ("tracked", "compared", "within tolerance", "at chance (both)", "ceiling-limited",
-                 "outside with cause", "outside unexplained", "not yet run")
+                 "outside with cause", "outside unexplained", "of which not diagnosed", "not yet run")
 
 
 def verdict_counts(card: pd.DataFrame) -> pd.DataFrame:
     """Per artefact (``table``): numbers tracked, compared (ours present), within tolerance
     (``reproduced``), at chance (both), ceiling-limited (``reproduced up to ceiling`` or
     ``profile too small to certify``), outside with a stated cause (``differs`` with an
-    explanation), outside unexplained, not yet run; a last row ``all``."""
+    explanation), outside unexplained and, of those, the ones no experiment has looked at yet
+    (:data:`NOT_DIAGNOSED`), not yet run; a last row ``all``."""
     v = card["verdict"]
     explained = card.get("explanation", pd.Series("", index=card.index)).fillna("").astype(str).str.len() > 0
     flags = pd.DataFrame({
@@ -381,6 +382,8 @@ def verdict_counts(card: pd.DataFrame) -> pd.DataFrame:
         "ceiling-limited": v.isin(["reproduced up to ceiling", "profile too small to certify"]),
         "outside with cause": (v == "differs") & explained,
         "outside unexplained": (v == "differs") & ~explained,
+        "of which not diagnosed": (v == "differs") & ~explained
+        & (card["status"] == NOT_DIAGNOSED if "status" in card else True),
         "not yet run": v == "not yet run",
     }, index=card.index).astype(int)
     counts = flags.groupby(card["table"], sort=False).sum()
@@ -538,18 +541,61 @@ def diagnoses_table() -> pd.DataFrame:
                           "status": d.status, "experiment": d.experiment, "measured": d.measured,
                           "preset bug": d.preset_bug} for d in DIAGNOSES]).set_index(["table", "row", "column"])
 
+def aliases(key: tuple[str, str, str]) -> list[tuple[str, str, str]]:
+    """The other scorecard keys under which the paper prints the same runs as ``key``
+    (:func:`derive`, :func:`_best_of_n_rows`): Table 4's cell is Table 12's "D" column, Table 6's
+    non-conditional column (original) and, on Epileptic, Figure 1's ε = 1 point (AUROC) or
+    Figure 9's (AUPRC)."""
+    table, row, column = key
+    out = []
+    if table == "table4":
+        out.append(("table12", row, f"{column} D"))
+        if column == "original":
+            out.append(("table6", row, "non_conditional"))
+        if row == "epileptic_seizure":
+            out.append(("figure1", column, "auroc eps=1"))
+    if table == "table4_auprc" and row == "epileptic_seizure":
+        out.append(("figure9", column, "auprc eps=1"))
+    return out
+
+
+def _by_key(diagnoses) -> dict[tuple[str, str, str], tuple[Diagnosis, str]]:
+    """Each diagnosed key and its aliases -> (diagnosis, prefix naming the source for an alias)."""
+    out: dict[tuple[str, str, str], tuple[Diagnosis, str]] = {}
+    for d in diagnoses:
+        out.setdefault(d.key, (d, ""))
+        for a in aliases(d.key):
+            out.setdefault(a, (d, f"= {d.key[0].replace('_', ' ')}'s cell ({d.key[1]}, {d.key[2]}): "))
+    return out
+
+
+DIAGNOSED = _by_key(DIAGNOSES)
+
 # Differences we understand, shown beside the verdict (implementation notes §data.cleaning, §gaps,
-# §utility.table4-differences): the explained DIAGNOSES plus two data facts.
+# §utility.table4-differences): the explained DIAGNOSES (and their aliases) plus two data facts.
 EXPLANATIONS: dict[tuple[str, str, str], str] = {
     ("table7", "cervical_cancer", "d"): "the paper prints the raw file's 36 columns; the authors' cleaning keeps 28 features + label",
     ("table7", "credit", "N"): "only the authors' 20 % test split of Kaggle Credit is bundled (point PATEGAN_AUDIT_CREDIT_CSV to the full file)",
-    **{d.key: f"{d.cause} (experiment: {d.experiment})" for d in DIAGNOSES if d.explained},
-    # the same runs under the other names the paper prints them (scorecard.derive)
-    **{("table12", d.key[1], f"{d.key[2]} D"): f"= Table 4's cell: {d.cause} (experiment: {d.experiment})"
-       for d in DIAGNOSES if d.explained and d.key[0] == "table4"},
-    **{("table6", d.key[1], "non_conditional"): f"= Table 4's cell: {d.cause} (experiment: {d.experiment})"
-       for d in DIAGNOSES if d.explained and d.key[0] == "table4" and d.key[2] == "original"},
+    **{k: f"{prefix}{d.cause} (experiment: {d.experiment})" for k, (d, prefix) in DIAGNOSED.items() if d.explained},
 }
+
+#: Status of a difference nobody diagnosed yet (:func:`status`).
+NOT_DIAGNOSED = "unexplained: not diagnosed"
+
+
+def status(table: str, row: str, column: str, verdict_: str) -> str:
+    """Where a cell outside its tolerance stands: ``"explained"`` (a cause an experiment
+    supports, :data:`EXPLANATIONS`), the diagnosis' ``"unexplained: tried ..."``, or
+    :data:`NOT_DIAGNOSED`; empty for every other verdict."""
+    if verdict_ != "differs":
+        return ""
+    key = (table, row, column)
+    if key in EXPLANATIONS:
+        return "explained"
+    if key in DIAGNOSED:
+        d, prefix = DIAGNOSED[key]
+        return f"{d.status}" if not prefix else f"{d.status} ({prefix.rstrip(': ')})"
+    return NOT_DIAGNOSED
 
 
 def _long(df: pd.DataFrame, table: str) -> pd.DataFrame:
@@ -888,8 +934,9 @@ def build(ours: pd.DataFrame) -> pd.DataFrame:
     card["rule"] = [how for _, how in tol]
     card["verdict"] = [verdict(r, limit=t) for (_, r), (t, _) in zip(card.iterrows(), tol)]
     card["explanation"] = [_explanation(*k) for k in zip(card["table"], card["row"], card["column"])]
-    return card[["table", "row", "column", "paper", "ours", "difference", "tolerance", "verdict", "explanation",
-                 "rule", "interval_lo", "interval_hi", "profile", "runs", "provenance"]]
+    card["status"] = [status(t, r, c, v) for t, r, c, v in zip(card["table"], card["row"], card["column"], card["verdict"])]
+    return card[["table", "row", "column", "paper", "ours", "difference", "tolerance", "verdict", "status",
+                 "explanation", "rule", "interval_lo", "interval_hi", "profile", "runs", "provenance"]]
 
 
 def summary(card: pd.DataFrame) -> pd.DataFrame:

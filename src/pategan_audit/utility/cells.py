@@ -75,6 +75,15 @@ def variant_label(overrides: tuple[tuple[str, Any], ...]) -> str:
     return ",".join(f"{k}={v}" for k, v in overrides) if overrides else "default"
 
 
+def _key_fields(cell) -> dict[str, Any]:
+    """A cell's fields for its cache key; ``adaboost="SAMME"`` is left out, so that cells computed
+    before the knob existed (scikit-learn >= 1.6 ran SAMME) keep their keys and archived ids."""
+    fields = asdict(cell)
+    if fields.get("adaboost") == "SAMME":
+        del fields["adaboost"]
+    return fields
+
+
 @dataclass(frozen=True)
 class UtilityCell:
     """One Setting-B experiment cell (implementation notes §utility.best-of-n, §utility.settings).
@@ -90,6 +99,7 @@ class UtilityCell:
     subsample: stratified training subsample (seed 13) or None for the full split.
     classifiers: the panel (the 12 of implementation notes §utility.classifiers; Fig. 10 uses LR and RF).
     mlp_max_iter, xgb_n_jobs: classifier speed knobs (:class:`ClassifierKnobs`).
+    adaboost: AdaBoost's algorithm (:class:`ClassifierKnobs`; the authors': ``"SAMME.R"``).
     seed: master seed; model m uses ``derive_seed(seed, m)``.
     """
 
@@ -106,6 +116,7 @@ class UtilityCell:
     classifiers: tuple[str, ...] = CLASSIFIERS
     mlp_max_iter: int = 1000
     xgb_n_jobs: int | None = None
+    adaboost: str = "SAMME.R"
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -134,7 +145,7 @@ class UtilityCell:
 
     @property
     def knobs(self) -> ClassifierKnobs:
-        return ClassifierKnobs(mlp_max_iter=self.mlp_max_iter, xgb_n_jobs=self.xgb_n_jobs)
+        return ClassifierKnobs(mlp_max_iter=self.mlp_max_iter, xgb_n_jobs=self.xgb_n_jobs, adaboost=self.adaboost)
 
     @property
     def variant(self) -> str:
@@ -146,7 +157,7 @@ class UtilityCell:
         return self.n_models * self.n_tables
 
     def cache_key(self) -> dict[str, Any]:
-        return {"kind": "setting_b", **asdict(self)}
+        return {"kind": "setting_b", **_key_fields(self)}
 
 
 @dataclass(frozen=True)
@@ -159,6 +170,7 @@ class SettingACell:
     classifiers: tuple[str, ...] = CLASSIFIERS + (MAJORITY,)
     mlp_max_iter: int = 1000
     xgb_n_jobs: int | None = None
+    adaboost: str = "SAMME.R"
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -170,10 +182,10 @@ class SettingACell:
 
     @property
     def knobs(self) -> ClassifierKnobs:
-        return ClassifierKnobs(mlp_max_iter=self.mlp_max_iter, xgb_n_jobs=self.xgb_n_jobs)
+        return ClassifierKnobs(mlp_max_iter=self.mlp_max_iter, xgb_n_jobs=self.xgb_n_jobs, adaboost=self.adaboost)
 
     def cache_key(self) -> dict[str, Any]:
-        return {"kind": "setting_a", **asdict(self)}
+        return {"kind": "setting_a", **_key_fields(self)}
 
 
 def to_training_dtypes(synth: pd.DataFrame, train: pd.DataFrame) -> pd.DataFrame:

@@ -4,7 +4,8 @@ panel on the real test split, and return a tidy table (paper §5, App. C; implem
 Tidy schema (implementation notes §records.schema), one row per (model, table, classifier):
 ``cell`` (a short hash of the cell's config: one best-of-n number per cell), ``dataset, implementation, epsilon, delta, num_teachers, variant, model, table, classifier,
 auroc, auprc, status, single_class, iterations, fit_seconds, n_train`` plus the cell's knobs
-(``max_iter, subsample, mlp_max_iter, xgb_n_jobs, n_models, n_tables, seed``). Setting A rows
+(``max_iter, subsample, mlp_max_iter, xgb_n_jobs, adaboost, n_models, n_tables, seed``;
+``adaboost`` is missing in records made before the knob existed, which ran SAMME). Setting A rows
 have implementation ``"real"``, ε/δ/k missing, model = table = -1, and are the only rows that may
 hold the ``majority`` baseline. A model whose training was refused because ε is below its
 accountant's floor (smartnoise, implementation notes §utility.settings) gives rows with status ``"not_trained"`` and NaN scores.
@@ -32,7 +33,7 @@ NAMESPACE = "utility"
 COLUMNS = [
     "cell", "dataset", "implementation", "epsilon", "delta", "num_teachers", "variant", "model", "table", "classifier",
     "auroc", "auprc", "status", "single_class", "iterations", "fit_seconds", "eval_seconds", "n_train",
-    "max_iter", "subsample", "mlp_max_iter", "xgb_n_jobs", "n_models", "n_tables", "seed",
+    "max_iter", "subsample", "mlp_max_iter", "xgb_n_jobs", "adaboost", "n_models", "n_tables", "seed",
 ]
 
 
@@ -86,7 +87,7 @@ def cell_id(cell: UtilityCell | SettingACell) -> str:
 def _knob_columns(cell: UtilityCell | SettingACell) -> dict[str, Any]:
     return {
         "max_iter": getattr(cell, "max_iter", None), "subsample": cell.subsample, "mlp_max_iter": cell.mlp_max_iter,
-        "xgb_n_jobs": cell.xgb_n_jobs, "n_models": getattr(cell, "n_models", None),
+        "xgb_n_jobs": cell.xgb_n_jobs, "adaboost": cell.adaboost, "n_models": getattr(cell, "n_models", None),
         "n_tables": getattr(cell, "n_tables", None), "seed": cell.seed,
     }
 

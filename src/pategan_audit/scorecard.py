@@ -531,6 +531,101 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         experiment=f"{_T4}::epileptic_mean_vs_records()",
         measured="archive best-of-4 0.6365 (2,000 iterations) against the paper's best-of-25 0.6867",
     ),
+    # --- the same Epileptic runs in AUPRC (Table 4's second half; Figure 9's ε = 1 point by alias)
+    Diagnosis(
+        key=("table4_auprc", "epileptic_seizure", "turing"),
+        cause="the archive's 2,000-iteration cap, as in AUROC: the harness's truncated INTEGER label is never 1 "
+              "there, every table is single-class and AUPRC is the test prevalence (0.20); at the paper's "
+              "10,000 iterations the tables keep two classes",
+        status="explained",
+        experiment=f"{_T4}::turing_epileptic_labels(n_models=1, n_tables=2, max_iter=10000)",
+        measured="1 model x 2 tables at 10,000 iterations: AUPRC best-of-2 0.5076 (17 and 14 positive labels of "
+                 "7,360) against the paper's best-of-25 0.5856; at 2,000 iterations 0.2000 (0 positives)",
+    ),
+    Diagnosis(
+        key=("table4_auprc", "epileptic_seizure", "borealis"),
+        cause="partly the archive's 2,000-iteration cap and best-of-4: both raise AUPRC, but not to the paper's value",
+        status="unexplained: tried the paper's cap (budget stop at 3,252 iterations) and n up to 9: AUPRC 0.4195 "
+               "(n = 4) and 0.4446 (n = 9) against the archive's 0.3849 and the paper's best-of-25 0.5301; "
+               "best-of-25 at the protocol not run",
+        experiment=f"{_T4}::borealis_best_of_n(n_models=3, n_tables=3)",
+        measured="3 x 3 at the paper's cap: AUPRC best-of-n 0.4195 (n=4), 0.4446 (n=9); archive 0.3849",
+    ),
+    *(Diagnosis(
+        key=("table4_auprc", "epileptic_seizure", impl),
+        cause="best-of-4 instead of best-of-25 (likely), as for the AUROC of the same runs",
+        status=f"unexplained: tried per-table AUROC means against the records ({note}); best-of-25 at the "
+               "protocol not run for this cell",
+        experiment=f"{_T4}::epileptic_mean_vs_records()",
+        measured=note,
+    ) for impl, note in (
+        ("updated", "ours 0.4833 +- 0.0076, records 0.4935 +- 0.0082, z = -0.9; 158 iterations"),
+        ("synthcity", "ours 0.5233 +- 0.0100, records 0.5166 +- 0.0082, z = 0.5; 8 iterations"),
+        ("original", "ours 0.5941 +- 0.0047, records 0.6261 +- 0.0030, z = -5.8: our tables are worse, "
+                     "consistent with the 2,000-iteration cap; a 10,000-iteration run was not done"),
+    )),
+    # --- Figure 8: the per-table mean AUROC at ε = 1 (the records' statistic)
+    Diagnosis(
+        key=("figure8", "turing", "auroc eps=1"),
+        cause="the archive's 2,000-iteration cap: every table is single-class (AUROC 0.5 for every classifier); "
+              "at the paper's 10,000 iterations the per-table mean is near the records'",
+        status="explained",
+        experiment=f"{_T4}::turing_epileptic_labels(n_models=1, n_tables=2, max_iter=10000)",
+        measured="per-table mean AUROC 0.6626 over 2 tables at 10,000 iterations against the records' 0.6085; "
+                 "0.5000 at 2,000",
+    ),
+    Diagnosis(
+        key=("figure8", "original", "auroc eps=1"),
+        cause="not settled: the archive stops original at 2,000 iterations, the paper at 10,000",
+        status="unexplained: tried per-table means against the records (ours 0.5941 +- 0.0047, records 0.6261 "
+               "+- 0.0030, z = -5.8); a 10,000-iteration run was not done",
+        experiment=f"{_T4}::epileptic_mean_vs_records()",
+        measured="archive per-table mean 0.5941 (2,000 iterations) against the records' 0.6261",
+    ),
+    # --- Setting A on Cervical: one fit per classifier, the authors' without a random state
+    Diagnosis(
+        key=("setting_a", "AdaBoost", "cervical_cancer"),
+        cause="mostly the library version: the authors' scikit-learn 1.4.1 ran SAMME.R, the archive's 1.9 runs "
+              "SAMME (the panel now runs SAMME.R, pategan_audit.adaboost; the archives keep SAMME)",
+        status="unexplained: tried SAMME.R, which reproduces the records on Epileptic (0.9754) and ISOLET "
+               "(0.9942) to four decimals and moves Cervical from 0.9881 to 0.9034 (record 0.8899); the "
+               "remaining 0.0135 is the same for 25 random states",
+        experiment=f"{_T4}::adaboost_samme_r()",
+        measured="Setting A AUROC SAMME / SAMME.R / record: Cervical 0.9881 / 0.9034 / 0.8899, Epileptic 0.9733 / "
+                 "0.9754 / 0.9754, ISOLET 0.9697 / 0.9942 / 0.9942",
+        preset_bug="fixed 2026-11-25 in the classifier panel (AdaBoost = SAMME.R by default); the archives keep "
+                   "SAMME (archive.ARCHIVE_ADABOOST)",
+    ),
+    *(Diagnosis(
+        key=("setting_a", clf, "cervical_cancer"),
+        cause=f"one draw of {clf}'s randomness: the authors pass no random state, and the record lies inside the "
+              "spread of 25 refits with different states",
+        status="explained",
+        experiment=f"{_T4}::setting_a_seed_spread(dataset='cervical_cancer', seeds=25)",
+        measured=note,
+    ) for clf, note in (
+        ("Bagging", "25 states: AUROC 0.9410-0.9783 (median 0.9619, sd 0.0090); record 0.9644 at the 60th "
+                    "percentile; archive 0.9763"),
+        ("MLP", "25 states: AUROC 0.8735-0.9684 (median 0.9170, sd 0.0275); record 0.9667 at the 96th "
+                "percentile; archive 0.9198"),
+    )),
+    Diagnosis(
+        key=("setting_a", "GBM", "cervical_cancer"),
+        cause="not settled: GBM's random state only breaks ties between equal splits and moves AUROC by ~0.001",
+        status="unexplained: tried 25 random states (AUROC 0.9752-0.9802, sd 0.0011): the record 0.9667 lies "
+               "below all of them; a scikit-learn 1.4.1 run was not done",
+        experiment=f"{_T4}::setting_a_seed_spread(dataset='cervical_cancer', seeds=25)",
+        measured="25 states: 0.9752 / 0.9774 / 0.9802 (min / median / max); record 0.9667; archive 0.9785",
+    ),
+    Diagnosis(
+        key=("table7", "cervical_cancer", "auprc"),
+        cause="Setting A's mean AUPRC over the twelve classifiers: SAMME instead of the authors' SAMME.R, and one "
+              "draw of the randomised classifiers; the record lies inside the spread of 25 refits with SAMME.R",
+        status="explained",
+        experiment=f"{_T4}::setting_a_mean_spread(dataset='cervical_cancer', seeds=25)",
+        measured="25 states with SAMME.R: mean AUPRC 0.6161-0.6568 (median 0.6350), record 0.6192 at the 4th "
+                 "percentile; SAMME at one state 0.6426, archive 0.6506",
+    ),
 )
 
 

@@ -73,6 +73,28 @@ def test_sweep_values_take_each_classifiers_best_and_name_refusals_and_single_cl
     assert "Partial archive" in texts
 
 
+def test_curves_on_credit_put_the_papers_six_beside_ours_and_name_what_is_not_archived(tmp_path):
+    from pategan_audit import reference as R
+
+    records = _sweep_records({("credit", "gnmax", 1.0): [0.7, 0.8], ("credit", "original", 1.0): [0.6, 0.7]})
+    archive.write_archive("utility_sweep_large", records, {"profile": "smoke", "runs": "test", "complete": False},
+                          directory=tmp_path)
+    values = done_right.sweep_values(directory=tmp_path)
+    table = done_right.sweep_table(values, "credit")
+    assert list(table.index[:2]) == ["original", "gnmax"]
+    assert [f"{p} (paper)" for p in R.IMPLEMENTATIONS] == list(table.index[2:])
+    fig6 = R.figure_series(6).set_index(["implementation", "epsilon"])["value"]
+    assert table.loc["turing (paper)", "ε=0.5"] == fig6[("turing", 0.5)]
+    assert done_right.paper_curves("cervical_cancer") is None
+    texts = " ".join(b.markdown for b in done_right.curves(values, cost="x") if hasattr(b, "markdown"))
+    assert "the paper's Figure 6" in texts
+    assert "Not archived here yet: borealis, smartnoise, synthcity, turing, updated." in texts
+    # the figure draws the six's printed curves, also for presets without an archived curve
+    fig = done_right.sweep_figure(values, "credit")
+    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    assert "turing (paper)" in labels and "original (paper)" not in labels and "gnmax" in labels
+
+
 def test_verdict_table_puts_each_presets_audits_beside_its_utility(tmp_path):
     assert done_right.verdict_table(None, directory=tmp_path) is None
     def audit(impl, attack, channel, eps):

@@ -66,6 +66,7 @@ def plot_epsilon_sweep(
     title: str | None = None,
     ylim_bottom: float | None = None,
     ylim_top: float | None = None,
+    reference_all: bool = False,
     ax=None,
 ):
     """Figs. 1, 6, 7, 9, 10: a best-of-n utility statistic against ε, one line per implementation.
@@ -75,18 +76,25 @@ def plot_epsilon_sweep(
     paper_marks: {ε: value} of [49] (hand-read and hard-coded in the authors' ``code/nb_plot.ipynb``; implementation notes §utility.figures), black tick marks "Paper".
     reference: optional tidy frame (same columns) of the paper's own curves, drawn faint and
         dashed in the implementation's colour so that each line sits beside its printed value.
+    reference_all: also draw the paper's curve of an implementation that ``series`` lacks (its
+        legend entry then says "(paper)").
     """
     _check_columns(series, ("implementation", "epsilon", value), "plot_epsilon_sweep(series)")
     fig, ax = _axes(ax)
-    for name in ordered_names(series["implementation"].unique()):
+    names = set(series["implementation"].unique())
+    if reference is not None and reference_all:
+        names |= set(reference["implementation"].unique())
+    for name in ordered_names(names):
         part = series[series["implementation"] == name].sort_values("epsilon")
-        ax.plot(part["epsilon"], part[value], label=name, markersize=6, linewidth=1.6, **_style(name))
+        if len(part):
+            ax.plot(part["epsilon"], part[value], label=name, markersize=6, linewidth=1.6, **_style(name))
         if reference is not None:
             ref = reference[reference["implementation"] == name].dropna(subset=[value]).sort_values("epsilon")
             if len(ref):
                 st = _style(name)
                 ax.plot(ref["epsilon"], ref[value], color=st["color"], marker=st["marker"], linestyle=":",
-                        alpha=0.35, markersize=4, linewidth=1.0)
+                        alpha=0.35 if len(part) else 0.6, markersize=4, linewidth=1.0,
+                        label=None if len(part) else f"{name} (paper)")
     if baseline is not None:
         ax.axhline(baseline, color="black", linestyle=":", linewidth=1.2, label="baseline")
     if paper_marks:

@@ -345,7 +345,7 @@ def test_status_says_explained_tried_or_not_diagnosed_for_every_difference():
 
 
 def test_per_classifier_diagnoses_explain_a_cell_only_when_more_tables_reach_the_papers_value(tmp_path):
-    base = {"metric": "auroc", "n_all": 9, "iterations": 8}
+    base = {"metric": "auroc", "n_all": 9, "iterations": 8, "tried": "9 tables"}
     rows = pd.DataFrame([
         {**base, "table": "table5", "classifier": "GBM", "implementation": "synthcity",  # reached at n = 9
          "best_of_4": 0.60, "best_of_all": 0.72, "archive": 0.60, "paper": 0.70},
@@ -360,7 +360,8 @@ def test_per_classifier_diagnoses_explain_a_cell_only_when_more_tables_reach_the
     got = {d.key[1]: d for d in scorecard.per_classifier_diagnoses(tmp_path / "x.csv")}
     assert set(got) == {"GBM", "MLP", "LDA"}
     assert got["GBM"].explained and not got["MLP"].explained and not got["LDA"].explained
-    assert "lies above our best of all" in got["MLP"].status and "lies below our best of 4" in got["LDA"].status
+    assert "the paper's 0.6500 above it" in got["MLP"].status and "the paper's 0.5000 below it" in got["LDA"].status
+    assert got["MLP"].status.startswith("unexplained: tried 9 tables: best 0.5500")
     keys = set(zip(*(scorecard.paper_numbers()[c] for c in ("table", "row", "column"))))
     assert all(d.key in keys for d in got.values())
     assert scorecard.per_classifier_diagnoses(tmp_path / "missing.csv") == ()

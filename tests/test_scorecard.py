@@ -367,6 +367,13 @@ def test_per_classifier_diagnoses_explain_a_cell_only_when_more_tables_reach_the
     assert scorecard.per_classifier_diagnoses(tmp_path / "missing.csv") == ()
 
 
+def test_the_diagnoses_smallest_tolerance_is_the_scorecards_floor():
+    from pategan_audit import diagnoses
+
+    assert diagnoses.SMALLEST_TOLERANCE == scorecard.FLOOR_AUROC == scorecard.FLOOR_AUPRC
+    assert scorecard.DIAGNOSES is diagnoses.DIAGNOSES and scorecard.EXPLANATIONS is diagnoses.EXPLANATIONS
+
+
 def test_aliases_are_the_same_runs_under_the_papers_other_names():
     assert set(scorecard.aliases(("table4", "epileptic_seizure", "original"))) == {
         ("table12", "epileptic_seizure", "original D"), ("table6", "epileptic_seizure", "non_conditional"),

@@ -1,0 +1,448 @@
+"""Diagnosed differences between the paper's numbers and ours (issue #13, deliverable 3).
+
+Each :class:`Diagnosis` names one scorecard cell ``(table, row, column)``, the cause found, whether
+an experiment supports it (``explained``) or what was tried (``unexplained: tried ...``), the
+experiment (``benchmarks/<script>.py::<function>(...)``; ``tests/test_scorecard.py`` checks it
+exists) and its numbers. The hand-written diagnoses come first; the per-classifier ones of
+Tables 5 and 10 are read from the committed experiment outputs under ``results/experiments/``
+(:func:`per_classifier_diagnoses`). :func:`aliases` carries a diagnosis to the other names the
+paper prints the same runs under, :data:`EXPLANATIONS` holds the explained ones (and two data
+facts), and :func:`status` says where any cell outside its tolerance stands. The scorecard
+(:mod:`pategan_audit.scorecard`) shows all of it beside each verdict; implementation notes
+§utility.table4-differences.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from . import reference as R
+
+__all__ = ["Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPLANATIONS", "NOT_DIAGNOSED", "EXPERIMENTS_DIR", "aliases",
+           "diagnoses_table", "per_classifier_diagnoses", "status"]
+
+#: An archived value within this of the paper's is inside every tolerance (= ``scorecard.FLOOR_AUROC``).
+SMALLEST_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """The diagnosed cause of one scorecard difference (issue #13, deliverable 3).
+
+    key: ``(table, row, column)`` as in the scorecard.
+    cause: what makes the numbers differ, in a few words.
+    status: ``"explained"`` when an experiment supports the cause; otherwise
+        ``"unexplained: tried ..."`` naming what was tried and what it showed.
+    experiment: how to reproduce the evidence: ``benchmarks/<script>.py::<function>(<arguments>)``
+        (``tests/test_scorecard.py`` checks that the function exists).
+    measured: the experiment's numbers (date and machine load in the script's docstring).
+    preset_bug: where the cause is a preset that behaves unlike the authors' harness, what
+        differs (the lead decides on the fix); empty otherwise.
+    """
+
+    key: tuple[str, str, str]
+    cause: str
+    status: str
+    experiment: str
+    measured: str
+    preset_bug: str = ""
+
+    @property
+    def explained(self) -> bool:
+        return self.status == "explained"
+
+
+_T4 = "benchmarks/table4_differences.py"
+
+#: Every diagnosed difference, explained or not (implementation notes
+#: §utility.table4-differences). Only the explained ones enter :data:`EXPLANATIONS` (and so the
+#: "outside with cause" count); the others stay here with what was tried.
+DIAGNOSES: tuple[Diagnosis, ...] = (
+    *(Diagnosis(
+        key=(table, "cervical_cancer", "turing"),
+        cause="the authors' harness decodes the label as an INTEGER column by truncation (astype(int), B4): "
+              "it is 1 only where the float32 sigmoid saturates to 1.0, which never happens on Cervical, so "
+              "all 25 tables are single-class (AUROC 0.5, AUPRC = prevalence 0.0640); the preset one-hot "
+              "encoded the label until 2026-11-25 (archive then: 0.9885)",
+        status="explained",
+        experiment=f"{_T4}::turing_label_decoding(dataset='cervical_cancer', n_models=3, n_tables=3)",
+        measured="same 3 models x 3 tables, 10,000 iterations: harness decoding 0.5000 / 0.0640 (9 of 9 tables "
+                 "single-class; in a 2-model probe label outputs peaked at 0.997 and 0.982, none at 1.0); rounding instead of truncation "
+                 "0.9679 / 0.7768 (0 single-class); the one-hot label 0.9850 / 0.7968; the archive recomputed with "
+                 "the fixed preset (5 x 5, 10,000 iterations): 0.5000 / 0.0640, 25 of 25 tables single-class",
+        preset_bug="fixed 2026-11-25: turing's label_encoding='harness' is the default (an INTEGER label plus "
+                   "the unfilled nfeatures = d + 1 column) and the utility benchmark applies the utility "
+                   "harness's truncation and B = 128 (UTILITY_HARNESS_OVERRIDES)",
+    ) for table in ("table4", "table4_auprc")),
+    *(Diagnosis(
+        key=(table, "cervical_cancer", "original"),
+        cause="draw-to-draw variance of best-of-25 over 5 models: the archive's draw has 3 of 5 models that emit "
+              "one label class only; a second draw reaches the paper's value, which is one draw of the "
+              "authors' seed-13 stream (the bootstrap over our 5 models cannot exceed our best table)",
+        status="explained",
+        experiment=f"{_T4}::original_second_draw(n_models=5, n_tables=5, seed=1)",
+        measured="second draw (master seed 1, archive pipeline): 0.8954 / 0.5240 (paper 0.9265 / 0.5280), 1 of 5 "
+                 "models single-class, per-model mean AUROC 0.77, 0.75, 0.62, 0.69, 0.50; archive draw (seed 0): "
+                 "0.7158 / 0.3126, 3 of 5 models single-class; preset settings k = 2, B = 128, 10,000 iterations, "
+                 "sigma from int(-log10 1e-5) = 5 match the harness",
+    ) for table in ("table4", "table4_auprc")),
+    *(Diagnosis(
+        key=(table, "cervical_cancer", "smartnoise"),
+        cause="draw-to-draw variance of best-of-25: the archive's draw (master seed 0) is the highest of five "
+              "independent draws at the protocol; the paper's value lies inside the range of the other four "
+              "(its number is one draw of the authors' seed-13 stream)",
+        status="explained",
+        experiment=f"{_T4}::smartnoise_draws(seeds=(1, 2, 3, 4), n_models=5, n_tables=5)",
+        measured="best-of-25 AUROC / AUPRC at master seeds 1-4 (archive pipeline, 33 iterations each): "
+                 "0.8316 / 0.4648, 0.8602 / 0.5078, 0.8430 / 0.4451, 0.8064 / 0.3540; archive (seed 0) "
+                 "0.9180 / 0.5553; paper 0.8025 / 0.4536; per-table mean AUROC 0.52-0.56 in every draw, "
+                 "no single-class table",
+    ) for table in ("table4", "table4_auprc")),
+    Diagnosis(
+        key=("table4", "epileptic_seizure", "borealis"),
+        cause="the archive's 2,000-iteration cap (at the paper's cap the budget stops borealis at 3,252) and "
+              "best-of-4 instead of best-of-25: the tables are near chance in both runs and their best-of-n "
+              "grows with n; the authors' records show the same jump from their best-of-9 to best-of-25",
+        status="explained",
+        experiment=f"{_T4}::borealis_best_of_n(n_models=3, n_tables=3)",
+        measured="3 models x 3 tables at the paper's cap (3,252 iterations): per-table mean 0.524 (records 0.506 "
+                 "+- 0.006 over 25; archive 0.494 at 2,000), best-of-n 0.532 (n=1), 0.605 (n=4), 0.615 (n=9) "
+                 "against the archive's best-of-4 0.542 and the records' best-of-9 at eps 0.5 / 5 of 0.625 / "
+                 "0.606; the paper's 0.673 is best-of-25 at a per-table mean equal to its eps 0.5 / 5 runs",
+    ),
+    Diagnosis(
+        key=("table4", "epileptic_seizure", "turing"),
+        cause="the archive's 2,000-iteration cap: with the harness's truncated INTEGER label the label output "
+              "reaches 1.0 for a few rows only after longer training; at 2,000 iterations no row does, so every "
+              "table is single-class (AUROC 0.5); at the paper's 10,000 iterations the tables keep two classes "
+              "and score near the paper",
+        status="explained",
+        experiment=f"{_T4}::turing_epileptic_labels(n_models=1, n_tables=2, max_iter=10000)",
+        measured="harness decoding, 1 model x 2 tables, 10,000 iterations (2026-11-25, load ~5): 17 and 14 "
+                 "positive labels of 7,360, best-of-2 AUROC 0.6939 (per-table mean 0.6626), AUPRC 0.5076, against "
+                 "the paper's best-of-25 0.7425; at 2,000 iterations: 0 positive labels (AUROC 0.5), as in the "
+                 "archive recomputed with the fixed preset (best-of-4 0.5000, 4 of 4 tables single-class; "
+                 "with the one-hot label it was 0.6881)",
+        preset_bug="fixed 2026-11-25 (see the Cervical row); the cell needs the paper's 10,000-iteration cap "
+                   "on Epileptic, which the archive does not run",
+    ),
+    *(Diagnosis(
+        key=(table, clf, "turing"),
+        cause="the same as Table 4's turing on Epileptic: at the archive's 2,000-iteration cap the harness's "
+              "truncated INTEGER label is never 1, every synthetic table is single-class, and every classifier "
+              f"scores {'AUROC 0.5' if table == 'table5' else 'AUPRC = the test prevalence (0.20)'}",
+        status="explained",
+        experiment=f"{_T4}::turing_epileptic_labels(n_models=1, n_tables=2, max_iter=10000)",
+        measured="archive (fixed preset, 2 x 2 tables at 2,000 iterations): 4 of 4 tables single-class; at "
+                 "10,000 iterations the label saturates for 17 and 14 of 7,360 rows",
+        preset_bug="",
+    ) for table in ("table5", "table10") for clf in R.CLASSIFIERS),
+    *(Diagnosis(
+        key=("table4", "epileptic_seizure", impl),
+        cause="best-of-4 instead of best-of-25 (likely): the per-table mean agrees with the records and the "
+              f"budget stops {impl} long before the 2,000 cap",
+        status=f"unexplained: tried per-table means against the records ({note}); best-of-25 at the protocol "
+               "not run for this cell",
+        experiment=f"{_T4}::epileptic_mean_vs_records()",
+        measured=note,
+    ) for impl, note in (
+        ("updated", "ours 0.4833 +- 0.0076, records 0.4935 +- 0.0082, z = -0.9; 158 iterations"),
+        ("synthcity", "ours 0.5233 +- 0.0100, records 0.5166 +- 0.0082, z = 0.5; 8 iterations"),
+    )),
+    Diagnosis(
+        key=("table4", "epileptic_seizure", "original"),
+        cause="the archive's 2,000-iteration cap (original always runs 10,000 in the paper): at 10,000 iterations "
+              "the per-table mean reaches the records'; what remains is best of 2-4 tables against 25",
+        status="explained",
+        experiment=f"{_T4}::original_epileptic_long(n_models=1, n_tables=2, max_iter=10000)",
+        measured="per-table mean AUROC 0.6399 (sd 0.0060, 2 tables) at 10,000 iterations against the records' 0.6261 "
+                 "+- 0.0030 and the archive's 0.5941 at 2,000; best of 2 at 10,000: 0.6484; archive best of 4: "
+                 "0.6365; paper best of 25: 0.6867",
+    ),
+    # --- the same Epileptic runs in AUPRC (Table 4's second half; Figure 9's ε = 1 point by alias)
+    Diagnosis(
+        key=("table4_auprc", "epileptic_seizure", "turing"),
+        cause="the archive's 2,000-iteration cap, as in AUROC: the harness's truncated INTEGER label is never 1 "
+              "there, every table is single-class and AUPRC is the test prevalence (0.20); at the paper's "
+              "10,000 iterations the tables keep two classes",
+        status="explained",
+        experiment=f"{_T4}::turing_epileptic_labels(n_models=1, n_tables=2, max_iter=10000)",
+        measured="1 model x 2 tables at 10,000 iterations: AUPRC best-of-2 0.5076 (17 and 14 positive labels of "
+                 "7,360) against the paper's best-of-25 0.5856; at 2,000 iterations 0.2000 (0 positives)",
+    ),
+    Diagnosis(
+        key=("table4_auprc", "epileptic_seizure", "borealis"),
+        cause="partly the archive's 2,000-iteration cap and best-of-4: both raise AUPRC, but not to the paper's value",
+        status="unexplained: tried the paper's cap (budget stop at 3,252 iterations) and n up to 9: AUPRC 0.4195 "
+               "(n = 4) and 0.4446 (n = 9) against the archive's 0.3849 and the paper's best-of-25 0.5301; "
+               "best-of-25 at the protocol not run",
+        experiment=f"{_T4}::borealis_best_of_n(n_models=3, n_tables=3)",
+        measured="3 x 3 at the paper's cap: AUPRC best-of-n 0.4195 (n=4), 0.4446 (n=9); archive 0.3849",
+    ),
+    *(Diagnosis(
+        key=("table4_auprc", "epileptic_seizure", impl),
+        cause="best-of-4 instead of best-of-25 (likely), as for the AUROC of the same runs",
+        status=f"unexplained: tried per-table AUROC means against the records ({note}); best-of-25 at the "
+               "protocol not run for this cell",
+        experiment=f"{_T4}::epileptic_mean_vs_records()",
+        measured=note,
+    ) for impl, note in (
+        ("updated", "ours 0.4833 +- 0.0076, records 0.4935 +- 0.0082, z = -0.9; 158 iterations"),
+        ("synthcity", "ours 0.5233 +- 0.0100, records 0.5166 +- 0.0082, z = 0.5; 8 iterations"),
+    )),
+    Diagnosis(
+        key=("table4_auprc", "epileptic_seizure", "original"),
+        cause="not settled: the longer training that closes the AUROC gap does not move AUPRC",
+        status="unexplained: tried the paper's 10,000 iterations (1 model x 2 tables): best of 2 AUPRC 0.5227 "
+               "against the archive's best of 4 at 2,000 (0.5222) and the paper's best of 25 (0.5854)",
+        experiment=f"{_T4}::original_epileptic_long(n_models=1, n_tables=2, max_iter=10000)",
+        measured="AUPRC per-table mean 0.5156 at 10,000 iterations; best of 2 0.5227; archive 0.5222; paper 0.5854",
+    ),
+    Diagnosis(
+        key=("table4_auprc", "cervical_cancer", "updated"),
+        cause="not settled: not draw-to-draw variance; our updated tables are consistently worse than the paper's "
+              "on Cervical (per-table mean AUROC below 0.5)",
+        status="unexplained: tried four more best-of-25 draws at the protocol (master seeds 1-4): AUPRC 0.3667, "
+               "0.4090, 0.3325, 0.2949 and AUROC 0.7828, 0.7713, 0.7799, 0.7263, all below the paper's 0.5129 / "
+               "0.8739 (the archive's AUROC 0.7987 passes only on its wide interval)",
+        experiment=f"{_T4}::updated_draws(seeds=(1, 2, 3, 4), n_models=5, n_tables=5)",
+        measured="best-of-25 AUROC / AUPRC at seeds 1-4: 0.7828 / 0.3667, 0.7713 / 0.4090, 0.7799 / 0.3325, "
+                 "0.7263 / 0.2949; per-table mean AUROC 0.43-0.47; 158 iterations; no single-class table; "
+                 "archive (seed 0) AUPRC 0.2876",
+    ),
+    # --- the audit at 1,000 shadow models per world (Figures 5 and 12)
+    Diagnosis(
+        key=("figure5", "updated", "querybased"),
+        cause="all of updated's Querybased leakage is the output-size channel (4 vs 5 rows), which a generator "
+              "that ignores its data also shows; two of our runs of that channel at the same AUC give 2.48 and "
+              "3.04, so the threshold picked on the validation split moves the bound by more than its interval",
+        status="unexplained: tried the channel decomposition and the calibration line: equal sizes 0.00 and "
+               "controlled 0.00 (all of the 3.04 is the size channel); the ignore-data generator 2.48 at AUC "
+               "0.835 against updated's 3.04 at AUC 0.837; the paper's 2.18 lies below both",
+        experiment="benchmarks/figure5_differences.py::audit_cells()",
+        measured="CP 3.04 (AUC 0.837, test FN 307 / TP 93, FP 0) paper channel; 0.00 fixed size and controlled; "
+                 "ignore-data generator 2.48 (AUC 0.835); paper 2.18",
+    ),
+    Diagnosis(
+        key=("figure5", "synthcity", "groundhog"),
+        cause="not settled: our synthcity's encoder keeps data-derived category lists (V12) and the target is the "
+              "unique maximum of two such columns, so our attack is perfect in both channels; the paper's attack "
+              "made errors",
+        status="unexplained: tried the controlled channel (bounds fixed in advance): 4.67, still perfect (AUC "
+               "1.000), because the category lists stay data-derived; what made the authors' run imperfect was "
+               "not found",
+        experiment="benchmarks/figure5_differences.py::audit_cells()",
+        measured="CP 4.68 paper channel (0 test errors), 4.67 controlled (3 errors of 800); paper 3.90",
+    ),
+    Diagnosis(
+        key=("figure5", "turing", "groundhog"),
+        cause="not settled: the label encoding is not it",
+        status="unexplained: tried the authors' harness label (INTEGER, truncated; 2.95, AUC 0.946) and the "
+               "one-hot label (3.05, AUC 0.953), both at 1,000 per world; both lie above the paper's 2.05",
+        experiment="benchmarks/figure5_differences.py::audit_cells()",
+        measured="CP 2.95 (test FN 214 / TP 186, FP 3), Bayesian 3.27; one-hot (dropped rows, meta) 3.05; paper 2.05",
+    ),
+    Diagnosis(
+        key=("figure12", "synthcity", "querybased"),
+        cause="our near-perfect attack made two wrong guesses among 800 test outputs where the paper's made none: "
+              "the Clopper-Pearson bound barely moves (4.67 against 4.68, within Figure 5's tolerance) but the "
+              "Bayesian bound falls from the zero-error 6.29 to 5.52",
+        status="explained",
+        experiment="benchmarks/figure5_differences.py::audit_cells()",
+        measured="AUC 0.998, test errors 2 of 800 in every channel; CP 4.67, Bayesian 5.52; the paper's Figure 12 "
+                 "value implied by its zero-error Figure 5 cell: 6.29",
+    ),
+    # --- Figure 8: the per-table mean AUROC at ε = 1 (the records' statistic)
+    Diagnosis(
+        key=("figure8", "turing", "auroc eps=1"),
+        cause="the archive's 2,000-iteration cap: every table is single-class (AUROC 0.5 for every classifier); "
+              "at the paper's 10,000 iterations the per-table mean is near the records'",
+        status="explained",
+        experiment=f"{_T4}::turing_epileptic_labels(n_models=1, n_tables=2, max_iter=10000)",
+        measured="per-table mean AUROC 0.6626 over 2 tables at 10,000 iterations against the records' 0.6085; "
+                 "0.5000 at 2,000",
+    ),
+    Diagnosis(
+        key=("figure8", "original", "auroc eps=1"),
+        cause="the archive's 2,000-iteration cap: at the paper's 10,000 iterations the per-table mean reaches "
+              "the records'",
+        status="explained",
+        experiment=f"{_T4}::original_epileptic_long(n_models=1, n_tables=2, max_iter=10000)",
+        measured="per-table mean AUROC 0.5941 +- 0.0047 at 2,000 iterations (archive), 0.6399 (sd 0.0060, 2 tables) "
+                 "at 10,000; records 0.6261 +- 0.0030",
+    ),
+    # --- Setting A on Cervical: one fit per classifier, the authors' without a random state
+    Diagnosis(
+        key=("setting_a", "AdaBoost", "cervical_cancer"),
+        cause="mostly the library version: the authors' scikit-learn 1.4.1 ran SAMME.R, the archive's 1.9 runs "
+              "SAMME (the panel now runs SAMME.R, pategan_audit.adaboost; the archives keep SAMME)",
+        status="unexplained: tried SAMME.R, which reproduces the records on Epileptic (0.9754) and ISOLET "
+               "(0.9942) to four decimals and moves Cervical from 0.9881 to 0.9034 (record 0.8899); the "
+               "remaining 0.0135 is the same for 25 random states",
+        experiment=f"{_T4}::adaboost_samme_r()",
+        measured="Setting A AUROC SAMME / SAMME.R / record: Cervical 0.9881 / 0.9034 / 0.8899, Epileptic 0.9733 / "
+                 "0.9754 / 0.9754, ISOLET 0.9697 / 0.9942 / 0.9942",
+        preset_bug="fixed 2026-11-25 in the classifier panel (AdaBoost = SAMME.R by default); the archives keep "
+                   "SAMME (archive.ARCHIVE_ADABOOST)",
+    ),
+    *(Diagnosis(
+        key=("setting_a", clf, "cervical_cancer"),
+        cause=f"one draw of {clf}'s randomness: the authors pass no random state, and the record lies inside the "
+              "spread of 25 refits with different states",
+        status="explained",
+        experiment=f"{_T4}::setting_a_seed_spread(dataset='cervical_cancer', seeds=25)",
+        measured=note,
+    ) for clf, note in (
+        ("Bagging", "25 states: AUROC 0.9410-0.9783 (median 0.9619, sd 0.0090); record 0.9644 at the 60th "
+                    "percentile; archive 0.9763"),
+        ("MLP", "25 states: AUROC 0.8735-0.9684 (median 0.9170, sd 0.0275); record 0.9667 at the 96th "
+                "percentile; archive 0.9198"),
+    )),
+    Diagnosis(
+        key=("setting_a", "GBM", "cervical_cancer"),
+        cause="not settled: GBM's random state only breaks ties between equal splits and moves AUROC by ~0.001",
+        status="unexplained: tried 25 random states (AUROC 0.9752-0.9802, sd 0.0011): the record 0.9667 lies "
+               "below all of them; a scikit-learn 1.4.1 run was not done",
+        experiment=f"{_T4}::setting_a_seed_spread(dataset='cervical_cancer', seeds=25)",
+        measured="25 states: 0.9752 / 0.9774 / 0.9802 (min / median / max); record 0.9667; archive 0.9785",
+    ),
+    Diagnosis(
+        key=("table7", "cervical_cancer", "auprc"),
+        cause="Setting A's mean AUPRC over the twelve classifiers: SAMME instead of the authors' SAMME.R, and one "
+              "draw of the randomised classifiers; the record lies inside the spread of 25 refits with SAMME.R",
+        status="explained",
+        experiment=f"{_T4}::setting_a_mean_spread(dataset='cervical_cancer', seeds=25)",
+        measured="25 states with SAMME.R: mean AUPRC 0.6161-0.6568 (median 0.6350), record 0.6192 at the 4th "
+                 "percentile; SAMME at one state 0.6426, archive 0.6506",
+    ),
+)
+
+
+#: Committed results of the experiments in ``benchmarks/`` that write rows the scorecard reads.
+EXPERIMENTS_DIR = Path(__file__).resolve().parents[2] / "results" / "experiments"
+#: Slack when the paper's value is compared with our best of n (four decimals printed, ties).
+_REACH_SLACK = 0.005
+
+
+def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
+    """Tables 5 and 10 (Epileptic, each classifier's best over n tables) from the committed
+    ``per_classifier_*.csv`` of ``benchmarks/table4_differences.py`` (``per_classifier_best_of_n``:
+    9 new tables of the archive's protocol; ``original_epileptic_long``:
+    original at the paper's 10,000 iterations; ``adaboost_samme_r``: Table 5's AdaBoost with SAMME.R).
+    Each row says what was changed (``tried``) and
+    gives the classifier's best over the archive's 4 tables and over the experiment's. A cell is
+    explained when the paper's best of 25 lies above the archive's best of 4 and at most the
+    experiment's best (the change reaches the paper's value); otherwise it stays unexplained with
+    every change tried and its numbers. Cells whose archived value is within the smallest
+    tolerance of the paper's are left out; no file, no diagnoses."""
+    if paths is None:
+        paths = sorted(EXPERIMENTS_DIR.glob("per_classifier_*.csv"))
+    elif isinstance(paths, (str, Path)):
+        paths = [paths]
+    found: dict[tuple[str, str, str], list] = {}
+    experiments = {"per_classifier_best_of_n": "per_classifier_best_of_n()",
+                   "per_classifier_original_10k": "original_epileptic_long()",
+                   "per_classifier_adaboost": "adaboost_samme_r()"}
+    for path in map(Path, paths):
+        if not path.exists():
+            continue
+        call = f"benchmarks/table4_differences.py::{experiments.get(path.stem, 'per_classifier_best_of_n()')}"
+        for r in pd.read_csv(path).itertuples():
+            if abs(float(r.archive) - float(r.paper)) <= SMALLEST_TOLERANCE:  # inside every tolerance
+                continue
+            found.setdefault((r.table, r.classifier, r.implementation), []).append((r, call))
+    out = []
+    for key, tries in found.items():
+        def numbers(r) -> str:
+            return (f"{r.tried}: best {float(r.best_of_all):.4f} (archive's best of 4 {float(r.best_of_4):.4f}, "
+                    f"{int(r.iterations)} iterations)")
+        paper = float(tries[0][0].paper)
+        reached = [(r, call) for r, call in tries
+                   if float(r.best_of_4) < paper <= float(r.best_of_all) + _REACH_SLACK]
+        measured = f"{tries[0][0].metric.upper()}; paper (best of 25) {paper:.4f}; " + "; ".join(numbers(r) for r, _ in tries)
+        if reached:
+            r, call = reached[0]
+            out.append(Diagnosis(key=key, cause=f"the archive's protocol: with {r.tried} the classifier's best "
+                                 f"reaches the paper's value", status="explained", experiment=call, measured=measured))
+        else:
+            def where(r) -> str:
+                return "above" if paper > float(r.best_of_all) + _REACH_SLACK else "below"
+            tried = "; ".join(f"{numbers(r)}, the paper's {paper:.4f} {where(r)} it" for r, _ in tries)
+            out.append(Diagnosis(key=key, cause="not settled: neither more tables nor longer training closes the gap",
+                                 status=f"unexplained: tried {tried}", experiment=tries[0][1], measured=measured))
+    return tuple(out)
+
+
+def _with_measured(static: tuple[Diagnosis, ...]) -> tuple[Diagnosis, ...]:
+    """The hand-written diagnoses, then the measured per-classifier ones for keys they leave open."""
+    taken = {d.key for d in static}
+    return static + tuple(d for d in per_classifier_diagnoses() if d.key not in taken)
+
+
+DIAGNOSES = _with_measured(DIAGNOSES)
+
+
+def diagnoses_table() -> pd.DataFrame:
+    """:data:`DIAGNOSES` as a table: one row per diagnosed cell with its cause, status, the
+    experiment that supports it (or what was tried), the measured numbers and any preset bug."""
+    return pd.DataFrame([{"table": d.key[0], "row": d.key[1], "column": d.key[2], "cause": d.cause,
+                          "status": d.status, "experiment": d.experiment, "measured": d.measured,
+                          "preset bug": d.preset_bug} for d in DIAGNOSES]).set_index(["table", "row", "column"])
+
+def aliases(key: tuple[str, str, str]) -> list[tuple[str, str, str]]:
+    """The other scorecard keys under which the paper prints the same runs as ``key``
+    (:func:`derive`, :func:`_best_of_n_rows`): Table 4's cell is Table 12's "D" column, Table 6's
+    non-conditional column (original) and, on Epileptic, Figure 1's ε = 1 point (AUROC) or
+    Figure 9's (AUPRC)."""
+    table, row, column = key
+    out = []
+    if table == "table4":
+        out.append(("table12", row, f"{column} D"))
+        if column == "original":
+            out.append(("table6", row, "non_conditional"))
+        if row == "epileptic_seizure":
+            out.append(("figure1", column, "auroc eps=1"))
+    if table == "table4_auprc" and row == "epileptic_seizure":
+        out.append(("figure9", column, "auprc eps=1"))
+    return out
+
+
+def _by_key(diagnoses) -> dict[tuple[str, str, str], tuple[Diagnosis, str]]:
+    """Each diagnosed key and its aliases -> (diagnosis, prefix naming the source for an alias)."""
+    out: dict[tuple[str, str, str], tuple[Diagnosis, str]] = {}
+    for d in diagnoses:
+        out.setdefault(d.key, (d, ""))
+        for a in aliases(d.key):
+            out.setdefault(a, (d, f"= {d.key[0].replace('_', ' ')}'s cell ({d.key[1]}, {d.key[2]}): "))
+    return out
+
+
+DIAGNOSED = _by_key(DIAGNOSES)
+
+# Differences we understand, shown beside the verdict (implementation notes §data.cleaning, §gaps,
+# §utility.table4-differences): the explained DIAGNOSES (and their aliases) plus two data facts.
+EXPLANATIONS: dict[tuple[str, str, str], str] = {
+    ("table7", "cervical_cancer", "d"): "the paper prints the raw file's 36 columns; the authors' cleaning keeps 28 features + label",
+    ("table7", "credit", "N"): "only the authors' 20 % test split of Kaggle Credit is bundled (point PATEGAN_AUDIT_CREDIT_CSV to the full file)",
+    **{k: f"{prefix}{d.cause} (experiment: {d.experiment})" for k, (d, prefix) in DIAGNOSED.items() if d.explained},
+}
+
+#: Status of a difference nobody diagnosed yet (:func:`status`).
+NOT_DIAGNOSED = "unexplained: not diagnosed"
+
+
+def status(table: str, row: str, column: str, verdict_: str) -> str:
+    """Where a cell outside its tolerance stands: ``"explained"`` (a cause an experiment
+    supports, :data:`EXPLANATIONS`), the diagnosis' ``"unexplained: tried ..."``, or
+    :data:`NOT_DIAGNOSED`; empty for every other verdict."""
+    if verdict_ != "differs":
+        return ""
+    key = (table, row, column)
+    if key in EXPLANATIONS:
+        return "explained"
+    if key in DIAGNOSED:
+        d, prefix = DIAGNOSED[key]
+        return f"{d.status}" if not prefix else f"{d.status} ({prefix.rstrip(': ')})"
+    return NOT_DIAGNOSED

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import reference as R
+from .runner import REPO_ROOT
 
 __all__ = ["Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPLANATIONS", "NOT_DIAGNOSED", "EXPERIMENTS_DIR", "aliases",
            "diagnoses_table", "per_classifier_diagnoses", "status"]
@@ -321,7 +322,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
 
 
 #: Committed results of the experiments in ``benchmarks/`` that write rows the scorecard reads.
-EXPERIMENTS_DIR = Path(__file__).resolve().parents[2] / "results" / "experiments"
+EXPERIMENTS_DIR = REPO_ROOT / "results" / "experiments"
 #: Slack when the paper's value is compared with our best of n (four decimals printed, ties).
 _REACH_SLACK = 0.005
 

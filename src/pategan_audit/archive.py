@@ -168,7 +168,8 @@ def read_archive(name: str, *, directory: str | os.PathLike | None = None) -> Ar
 #: AdaBoost's algorithm in every archived utility cell: the utility archives were begun before the
 #: classifier panel ran the authors' SAMME.R (scikit-learn 1.4.1's default, :mod:`.adaboost`), with
 #: the SAMME that newer scikit-learn runs; they keep it, so that each archive is one protocol and
-#: resumes where it stopped (its meta says so; ``scorecard.DIAGNOSES`` has the measured effect).
+#: resumes where it stopped (runs from 2026-11-25 on write it into meta as ``adaboost``;
+#: ``scorecard.DIAGNOSES`` has the measured effect).
 ARCHIVE_ADABOOST = "SAMME"
 _ADABOOST_META = {"adaboost": f"{ARCHIVE_ADABOOST} (scikit-learn >= 1.6); the authors ran SAMME.R (scikit-learn 1.4.1)"}
 

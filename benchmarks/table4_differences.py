@@ -200,6 +200,13 @@ def _seeds(seed: int, n: int) -> list[int]:
     return [derive_seed(seed, 1000 + m) for m in range(n)]
 
 
+def _save_rows(table: pd.DataFrame, out: str) -> None:
+    """Write experiment rows the scorecard reads (CSV, atomic; parent folders created)."""
+    from pategan_audit.runner import atomic_write_text
+
+    atomic_write_text(out, table.to_csv(index=False))
+
+
 # ------------------------------------------------------------------------------------------------
 # experiments
 # ------------------------------------------------------------------------------------------------
@@ -448,7 +455,6 @@ def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None
     Tables 5 and 10; written to ``out`` atomically unless it is None."""
     from pategan_audit import reference as R
     from pategan_audit.archive import read_archive
-    from pategan_audit.runner import atomic_write_text
 
     archive = read_archive("utility_large").records
     arch = archive[(archive["dataset"] == "epileptic_seizure") & (archive["implementation"] == implementation)]
@@ -464,8 +470,7 @@ def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None
             for _, r in last.iterrows() for metric, table in (("auroc", "table5"), ("auprc", "table10"))]
     table = pd.DataFrame(rows)
     if out:
-        os.makedirs(os.path.dirname(out), exist_ok=True)
-        atomic_write_text(out, table.to_csv(index=False))
+        _save_rows(table, out)
     return table
 
 
@@ -482,11 +487,8 @@ def per_classifier_best_of_n(*, presets: tuple[str, ...] = ("synthcity", "update
     frame = pd.concat(frames, ignore_index=True)
     if out:
         tried = f"{n_models * n_tables} new tables of the same protocol (master seed {seed})"
-        rows = pd.concat([per_classifier_csv(frame, p, None, tried=tried) for p in presets], ignore_index=True)
-        from pategan_audit.runner import atomic_write_text
-
-        os.makedirs(os.path.dirname(out), exist_ok=True)
-        atomic_write_text(out, rows.to_csv(index=False))
+        _save_rows(pd.concat([per_classifier_csv(frame, p, None, tried=tried) for p in presets], ignore_index=True),
+                   out)
     return frame
 
 
@@ -565,15 +567,12 @@ def adaboost_samme_r(*, datasets: tuple[str, ...] = ("cervical_cancer", "epilept
 def adaboost_csv(frame: pd.DataFrame, out: str) -> pd.DataFrame:
     """The Setting B rows of :func:`adaboost_samme_r` as the scorecard's per-classifier rows (Table
     5's AdaBoost column): the archive's best of 4 (SAMME) beside SAMME.R on the same cells."""
-    from pategan_audit.runner import atomic_write_text
-
     b = frame[(frame["setting"] == "B") & (frame["adaboost"] == "SAMME.R")]
     table = pd.DataFrame({"table": "table5", "classifier": "AdaBoost", "implementation": b["implementation"],
                           "metric": "auroc", "best_of_4": b["archive"], "best_of_all": b["auroc"], "n_all": 4,
                           "archive": b["archive"], "paper": b["paper"], "iterations": b["iterations"],
                           "tried": "AdaBoost as the authors' scikit-learn ran it (SAMME.R) on the archive's 4 tables"})
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    atomic_write_text(out, table.to_csv(index=False))
+    _save_rows(table, out)
     return table
 
 

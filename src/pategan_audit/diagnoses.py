@@ -445,5 +445,5 @@ def status(table: str, row: str, column: str, verdict_: str) -> str:
         return "explained"
     if key in DIAGNOSED:
         d, prefix = DIAGNOSED[key]
-        return f"{d.status}" if not prefix else f"{d.status} ({prefix.rstrip(': ')})"
+        return d.status if not prefix else f"{d.status} ({prefix.rstrip(': ')})"
     return NOT_DIAGNOSED

@@ -344,6 +344,7 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
         paths = [paths]
     found: dict[tuple[str, str, str], list] = {}
     experiments = {"per_classifier_best_of_n": "per_classifier_best_of_n()",
+                   "per_classifier_borealis_smartnoise": "per_classifier_best_of_n(presets=('borealis', 'smartnoise'))",
                    "per_classifier_original_10k": "original_epileptic_long()",
                    "per_classifier_adaboost": "adaboost_samme_r()"}
     for path in map(Path, paths):

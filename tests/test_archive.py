@@ -327,3 +327,22 @@ def test_sweep_archive_resumes_per_cell_and_runs_only_named_presets(tmp_path, mo
     assert full.meta["complete"] and full.meta["settings_done"] == 8 and len(full.meta["sessions"]) == 2
     again = archive.read_archive(name, directory=tmp_path).records
     pd.testing.assert_frame_equal(again[again["implementation"] == "corrected"].reset_index(drop=True), saved)
+
+
+def test_an_archive_runs_at_its_own_profile_unless_told(tmp_path, monkeypatch):
+    """The GroundHog ablation is committed at ``resolvable`` (200 per world); every other archive at
+    ``large``; an explicit profile wins."""
+    seen = []
+
+    def fake(profile_name, n_jobs, backend, **kwargs):
+        seen.append(profile_name)
+        return pd.DataFrame({"implementation": ["original"]}), {"complete": True}
+
+    for name in ("audit_ablation_groundhog_large", "audit_ablation_querybased_large"):
+        monkeypatch.setitem(archive.ARCHIVES, name, fake)
+    archive.run_archive("audit_ablation_groundhog_large", n_jobs=1, directory=tmp_path)
+    archive.run_archive("audit_ablation_querybased_large", n_jobs=1, directory=tmp_path)
+    archive.run_archive("audit_ablation_groundhog_large", profile="smoke", n_jobs=1, directory=tmp_path)
+    assert seen == ["resolvable", "large", "smoke"]
+    assert archive.read_archive("audit_ablation_groundhog_large", directory=tmp_path).meta["command"].endswith(
+        "--profile smoke --n-jobs 1")

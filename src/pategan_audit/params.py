@@ -118,7 +118,7 @@ def section_profiles(section: str | None) -> tuple[str, ...]:
         from .traces.profiles import TRACE_PROFILES as registry
     else:
         from .report import PROFILES as registry
-    order = ("smoke", "book", "large", "paper")
+    order = ("smoke", "book", "resolvable", "large", "paper")
     return tuple(sorted(registry, key=lambda p: (order.index(p) if p in order else len(order), p)))
 
 

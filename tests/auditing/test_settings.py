@@ -83,7 +83,9 @@ def test_profiles():
     # F.3: the book must be able to show eps_emp > 1 (>= 12 test outputs per world)
     assert book.split[2] >= 12 and book.ceiling() > 1.0
     assert smoke.n_per_world <= book.n_per_world <= paper.n_per_world
-    assert set(AUDIT_PROFILES) == {"smoke", "book", "large", "paper"}
+    assert set(AUDIT_PROFILES) == {"smoke", "book", "resolvable", "large", "paper"}
+    resolvable = get_profile("resolvable")  # the GroundHog ablation archive: a fix that stops a perfect attack shows
+    assert resolvable.ceiling() > 3.0 and resolvable.groundhog_iterations == paper.groundhog_iterations
     assert book.ceiling("bayesian") == pytest.approx(perfect_attack_ceiling(n_per_world=16, method="bayesian"))
     with pytest.raises(ValueError, match="unknown audit profile"):
         get_profile("full")

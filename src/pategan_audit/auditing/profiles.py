@@ -162,6 +162,12 @@ AUDIT_PROFILES: dict[str, AuditProfile] = {
                           iteration_caps=(("querybased", "synthcity", 20),), ablation_attacks=(),
                           description="the paper's 1,000 shadow models per world (400 / 200 / 400) and 100 iterations "
                                       "on Querybased; synthcity capped at 20 iterations as in book; no ablation"),
+    "resolvable": AuditProfile("resolvable", n_per_world=200, querybased_iterations=100, groundhog_iterations=1000,
+                               target_candidates=64, target_models=100, target_iterations=1000,
+                               iteration_caps=(("querybased", "synthcity", 20),), ablation_attacks=("groundhog",),
+                               description="200 shadow models per world (80 / 40 / 80) at the paper's iteration counts: "
+                                           "the GroundHog ablation where a fix that stops a perfect attack is resolved "
+                                           "(ceiling 3.05 against 0) at a fifth of the paper's cost"),
     "paper": AuditProfile("paper", n_per_world=1000, querybased_iterations=100, groundhog_iterations=1000,
                           target_candidates=64, target_models=100, target_iterations=1000,
                           ablation_findings=tuple((a, i, ALL_FINDINGS) for a in ("querybased", "groundhog")

@@ -74,21 +74,24 @@ def ablation_with_spread(records: pd.DataFrame) -> pd.DataFrame:
 
 
 def ablation_large(page: AuditPage, archives: dict | None = None) -> list[Block]:
-    """The ablation at 1,000 shadow models per world, one table per attack."""
+    """The ablation from its archives (Querybased at 1,000 shadow models per world, GroundHog at
+    200), one table per attack, each caption naming its scale."""
     if archives is None:
         from ...archive import read_archive
 
         archives = {name: read_archive(name) for name in ABLATION_ARCHIVES}
     blocks: list[Block] = []
-    costs = {"audit_ablation_querybased_large": "35 settings, about 1 core-hour",
-             "audit_ablation_groundhog_large": "35 settings, about 35 core-hours"}
+    costs = {"audit_ablation_querybased_large": "35 settings at 1,000 shadow models per world, about 1 core-hour",
+             "audit_ablation_groundhog_large": "35 settings at 200 shadow models per world, about 6 core-hours"}
     for name in ABLATION_ARCHIVES:
         archive = archives.get(name)
         if archive is None:
             blocks.append(archive_missing(name, costs[name]))
             continue
         table = ablation_with_spread(archive.records)
-        blocks += [Text(f"**Ablation at the paper's scale, {archive.meta.get('attack')}** ({archive.caption()}).{_progress(archive)} "
+        n = (archive.meta.get("profile_knobs") or {}).get("n_per_world")
+        scale = "the paper's scale" if n == 1000 else (f"{n:,} shadow models per world" if n else "its archived scale")
+        blocks += [Text(f"**Ablation at {scale}, {archive.meta.get('attack')}** ({archive.caption()}).{_progress(archive)} "
                         "'resolved': the 90 % ranges of the variant and of 'as benchmarked' do not overlap."),
                    SaveTable(name, table, index=False), ShowTable(table.round(2))]
     return blocks

@@ -13,6 +13,7 @@ from pategan_audit.auditing.featurisers import (
     HistogramFeaturiser,
     NaiveFeaturiser,
     QueryFeaturiser,
+    RowCountFeaturiser,
 )
 
 
@@ -87,5 +88,14 @@ def test_correlation_upper_triangle():
 
 
 def test_featurisers_pickle():
-    for f in (QueryFeaturiser(), NaiveFeaturiser("std"), CorrelationFeaturiser()):
+    for f in (QueryFeaturiser(), NaiveFeaturiser("std"), CorrelationFeaturiser(), RowCountFeaturiser()):
         assert pickle.loads(pickle.dumps(f)) == f
+
+
+def test_row_count_reads_the_size_only():
+    f = RowCountFeaturiser()
+    four = pd.DataFrame(np.zeros((4, 3)))
+    assert f(four).tolist() == [4.0] and f(four.iloc[:0]).tolist() == [0.0]
+    assert f(pd.DataFrame(np.ones((4, 3)))).tolist() == f(four).tolist()  # values do not matter
+    with pytest.raises(TypeError, match="pandas DataFrame"):
+        f(np.zeros((4, 3)))

@@ -45,7 +45,7 @@ from .bounds import (
 )
 from .calibration import IgnoreFactory, IgnoreTrainingData, ReleaseFactory, ReleaseTrainingData
 from .diagnostics import encoder_categories, released_rows_move, student_labels, vote_unanimity
-from .featurisers import CorrelationFeaturiser, HistogramFeaturiser, NaiveFeaturiser, QueryFeaturiser
+from .featurisers import CorrelationFeaturiser, HistogramFeaturiser, NaiveFeaturiser, QueryFeaturiser, RowCountFeaturiser
 from .game import GameOutputs, run_game, shadow_seed
 from .profiles import ABLATION_CHANNELS, AUDIT_PROFILES, AuditProfile, get_profile
 from .settings import (
@@ -70,7 +70,7 @@ __all__ = [
     "clopper_pearson_interval", "eps_from_rates", "eps_lower", "min_test_outputs", "perfect_attack_ceiling",
     "IgnoreFactory", "IgnoreTrainingData", "ReleaseFactory", "ReleaseTrainingData",
     "encoder_categories", "released_rows_move", "student_labels", "vote_unanimity",
-    "CorrelationFeaturiser", "HistogramFeaturiser", "NaiveFeaturiser", "QueryFeaturiser",
+    "CorrelationFeaturiser", "HistogramFeaturiser", "NaiveFeaturiser", "QueryFeaturiser", "RowCountFeaturiser",
     "GameOutputs", "run_game", "shadow_seed",
     "ABLATION_CHANNELS", "AUDIT_PROFILES", "AuditProfile", "get_profile",
     "ablation_table", "channel_sentences", "channel_table",

@@ -10,7 +10,9 @@ Paper §6.2 uses two black-box attacks (implementation notes §audit.querybased,
   variance (implementation notes §audit.groundhog); ``spread="variance"`` (default, as the authors' code) or ``"std"`` (as the paper).
 
 :class:`HistogramFeaturiser` and :class:`CorrelationFeaturiser` are the optional extras
-the authors' code also computes (not reported by the paper). Featurisers are frozen dataclasses: they
+the authors' code also computes (not reported by the paper). :class:`RowCountFeaturiser` (ours,
+not the paper's) reads only the number of synthetic rows: the attacker of the game's size
+channel, for calibration. Featurisers are frozen dataclasses: they
 pickle to parallel workers and describe themselves in cache keys.
 """
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["QueryFeaturiser", "NaiveFeaturiser", "HistogramFeaturiser", "CorrelationFeaturiser", "WORST_CASE_POINTS"]
+__all__ = ["QueryFeaturiser", "NaiveFeaturiser", "RowCountFeaturiser", "HistogramFeaturiser", "CorrelationFeaturiser", "WORST_CASE_POINTS"]
 
 #: The 8 points of {0,1}³ in ``itertools.product`` order (000, 001, ..., 111), as the authors' code.
 WORST_CASE_POINTS: tuple[tuple[int, ...], ...] = tuple(itertools.product((0, 1), repeat=3))
@@ -58,6 +60,22 @@ class QueryFeaturiser:
             return np.zeros(len(pts))
         equal = (values[:, None, :] == pts[None, :, :]).all(axis=2)  # (rows, points)
         return equal.sum(axis=0).astype(float)
+
+
+@dataclass(frozen=True)
+class RowCountFeaturiser:
+    """The number of synthetic rows, and nothing else: the size-reading attacker (ours).
+
+    In the paper's Querybased game the synthetic table has as many rows as the training data
+    (implementation notes §audit.querybased: 4 rows out, 5 in), so this one feature tells the
+    worlds apart for every generator, whatever it does with its data; with the same size in both
+    worlds it carries no signal. It calibrates what the size channel alone can reach.
+    """
+
+    names = ("n_rows",)
+
+    def __call__(self, df: pd.DataFrame) -> np.ndarray:
+        return np.array([float(len(_frame(df)))])
 
 
 @dataclass(frozen=True)

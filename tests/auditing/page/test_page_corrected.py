@@ -25,6 +25,7 @@ def test_corrected_at_this_profile_and_from_its_archive(page):
     out = corrected.corrected(page)
     assert [b.name for b in out if hasattr(b, "name")] == ["corrected_audit", "corrected_audit_large"]
     assert out[-1].markdown.startswith("**At 1,000 shadow models per world**")
+    assert "an attacker that reads only the row count reaches the ceiling, 4.68" in out[-1].markdown
 
 
 def test_nothing_without_the_preset_or_the_archive(tmp_path):

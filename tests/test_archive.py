@@ -346,3 +346,40 @@ def test_an_archive_runs_at_its_own_profile_unless_told(tmp_path, monkeypatch):
     assert seen == ["resolvable", "large", "smoke"]
     assert archive.read_archive("audit_ablation_groundhog_large", directory=tmp_path).meta["command"].endswith(
         "--profile smoke --n-jobs 1")
+
+
+def test_tables_cells_cover_credit_and_isolet_with_the_papers_best_of_nine_on_credit():
+    """utility_tables_large: Table 4's missing rows (Credit, ISOLET), Setting A first on each, the
+    seven presets cheapest first, Credit best of 3 x 3 (the paper's 9), ISOLET 2 x 2, the paper's
+    10,000-iteration cap, full splits, AdaBoost as the authors ran it."""
+    from pategan_audit.archive import ALL_PRESETS, TABLES_ADABOOST, TABLES_TABLES, tables_cells
+    from pategan_audit.utility import SettingACell
+
+    cells = tables_cells("large")
+    assert len(cells) == 2 * (1 + len(ALL_PRESETS)) == 16
+    assert [c.dataset for c in cells] == ["credit"] * 8 + ["isolet"] * 8  # Credit scores ~10x faster
+    assert isinstance(cells[0], SettingACell) and isinstance(cells[8], SettingACell)
+    synth = [c for c in cells if not isinstance(c, SettingACell)]
+    assert {(c.dataset, c.implementation) for c in synth} == {(d, i) for d in ("credit", "isolet") for i in ALL_PRESETS}
+    assert {(c.dataset, c.n_models, c.n_tables) for c in synth} == {("credit", *TABLES_TABLES["credit"]),
+                                                                     ("isolet", *TABLES_TABLES["isolet"])}
+    assert TABLES_TABLES["credit"] == (3, 3)
+    assert {c.max_iter for c in synth} == {10_000} and {c.subsample for c in cells} == {None}
+    assert {c.epsilon for c in synth} == {1.0} and {c.adaboost for c in cells} == {TABLES_ADABOOST} == {"SAMME.R"}
+    assert synth[0].implementation == "corrected" and synth[6].implementation == "synthcity"
+
+
+def test_tables_archive_resumes_per_cell_with_setting_a_as_the_preset_real(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    name = "utility_tables_large"
+    assert name in archive.RESUMABLE
+    part = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["real"])
+    assert set(part.records["implementation"]) == {"real"} and not part.meta["complete"]
+    assert part.meta["settings_done"] == 1 and "1 of 3 cells" in part.meta["runs"]
+    assert part.meta["adaboost"].startswith("SAMME.R")
+    saved = archive.read_archive(name, directory=tmp_path).records
+    full = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
+    assert full.meta["complete"] and set(full.records["implementation"]) == {"real", "corrected", "smartnoise"}
+    again = archive.read_archive(name, directory=tmp_path).records
+    pd.testing.assert_frame_equal(again[again["implementation"] == "real"].dropna(axis=1, how="all"),
+                                  saved.dropna(axis=1, how="all"), check_dtype=False)

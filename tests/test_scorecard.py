@@ -464,3 +464,21 @@ def test_best_of_n_intervals_do_not_depend_on_other_cells_or_row_order():
     both = rules.best_of_n_intervals(moved)
     pd.testing.assert_frame_equal(both[both["implementation"] == "updated"].reset_index(drop=True), alone)
     assert not rules.best_of_n_intervals(rec, seed=1).equals(rules.best_of_n_intervals(rec, seed=0))
+
+
+def test_collect_archived_reads_credit_tables_8_and_9_from_the_tables_archive(tmp_path):
+    """utility_tables_large gives Table 4's Credit row and Tables 8 and 9 (Credit, per classifier);
+    utility_large keeps giving Cervical; neither gives Tables 5 and 10 for Credit."""
+    write_archive("utility_large", _utility_records(), {"profile": "large", "runs": "1 x 2"}, directory=tmp_path)
+    credit = _utility_records().assign(dataset="credit")
+    write_archive("utility_tables_large", credit, {"profile": "large", "runs": "1 x 2"}, directory=tmp_path)
+    got = scorecard.collect_archived(tmp_path).set_index(["table", "row", "column"])
+    assert got.loc[("table4", "credit", "updated"), "ours"] == pytest.approx(0.8 + 0.01 * 5.5)
+    assert got.loc[("table4", "cervical_cancer", "updated"), "ours"] == pytest.approx(0.8 + 0.01 * 5.5)
+    t8 = got.xs("table8", level="table")
+    assert len(t8) == 12 and t8.loc[("LogisticRegression", "updated"), "ours"] == pytest.approx(0.8)
+    assert got.loc[("table9", "GBM", "updated"), "ours"] == pytest.approx(0.4)
+    assert "table5" not in set(got.index.get_level_values("table"))
+    assert got.loc[("table7", "credit", "auroc"), "ours"] == pytest.approx(0.9)
+    card = scorecard.build(got.reset_index())
+    assert card.loc[card["ours"].notna(), "paper"].notna().all()

@@ -567,29 +567,34 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
     in the layout of :func:`collect_ours`, each best-of-n number with its bootstrap interval
     (:func:`best_of_n_intervals`): Table 4 (AUROC, AUPRC),
     Tables 5 and 10 and the ε = 1 points of Figures 1, 8, 9 (Epileptic), Table 7 / Setting A
-    from ``utility_large``; the other ε of Figures 1, 8, 9 from ``utility_sweep_large``; Figure 5's ε_emp (Clopper-Pearson) and Figure 12's (Bayesian) in the
+    from ``utility_large``; Table 4's Credit and ISOLET rows, Tables 8 and 9 (Credit) and their
+    Setting A from ``utility_tables_large`` (:data:`UTILITY_TABLE_ARCHIVES`); the other ε of Figures 1, 8, 9 from ``utility_sweep_large``; Figure 5's ε_emp (Clopper-Pearson) and Figure 12's (Bayesian) in the
     paper channel with their spread from the audit archives. Empty if no archive is present."""
     from .archive import read_archive
     from .classifiers import CLASSIFIERS, MAJORITY
     from .utility import setting_a_scores
 
     rows: list[dict] = []
-    util = read_archive("utility_large", directory=directory)
-    if util is not None:
+    for name in UTILITY_TABLE_ARCHIVES:  # Table 4's rows: Cervical, Epileptic; then Credit, ISOLET
+        util = read_archive(name, directory=directory)
+        if util is None:
+            continue
         rec, prof, runs = util.records, util.meta["profile"], util.meta.get("runs", "")
+        part: list[dict] = []
         synth = rec[rec["implementation"].isin(R.IMPLEMENTATIONS)]
-        rows += _best_of_n_rows(synth[synth["epsilon"].astype(float) == 1.0], runs, tables=True)
+        part += _best_of_n_rows(synth[synth["epsilon"].astype(float) == 1.0], runs, tables=True)
         real = rec[rec["implementation"] == "real"]
         if len(real):
             for _, r in setting_a_scores(real).iterrows():
                 if r["n_classifiers"] == len(CLASSIFIERS):
-                    rows += [{"table": "table7", "row": r["dataset"], "column": m, "ours": float(r[m]),
+                    part += [{"table": "table7", "row": r["dataset"], "column": m, "ours": float(r[m]),
                               "runs": "one fit per classifier, full split"} for m in ("auroc", "auprc")]
             per = real[real["classifier"] != MAJORITY]
-            rows += [{"table": "setting_a", "row": c, "column": d, "ours": float(v), "runs": "one fit, full split"}
+            part += [{"table": "setting_a", "row": c, "column": d, "ours": float(v), "runs": "one fit, full split"}
                      for (c, d), v in per.groupby(["classifier", "dataset"])["auroc"].first().items()]
-        for r in rows:
+        for r in part:
             r.update(section="utility", profile=prof)
+        rows += part
     sweep = read_archive("utility_sweep_large", directory=directory)
     if sweep is not None:  # the other ε of Figures 1, 8, 9 (Epileptic; ε = 1 is utility_large's best of more)
         rec = sweep.records
@@ -619,11 +624,18 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=OURS_COLUMNS)
 
 
+#: the archives holding Table 4's ε = 1 cells (and Setting A): Cervical and Epileptic, then Credit and ISOLET
+UTILITY_TABLE_ARCHIVES = ("utility_large", "utility_tables_large")
+#: the per-classifier tables of a dataset at ε = 1: (table, metric)
+PER_CLASSIFIER_TABLES = {"epileptic_seizure": (("table5", "auroc"), ("table10", "auprc")),
+                         "credit": (("table8", "auroc"), ("table9", "auprc"))}
+
+
 def _best_of_n_rows(synth: pd.DataFrame, runs: str, *, tables: bool) -> list[dict]:
     """Scorecard rows of best-of-n utility records (:func:`collect_archived`), each with its
     bootstrap interval: the Epileptic points of Figures 1 (AUROC), 9 (AUPRC) and 8 (mean ± SE) at
-    each ε of ``synth``; with ``tables`` (ε = 1 records) also Table 4 (both metrics) and
-    Tables 5 and 10 (Epileptic, per classifier)."""
+    each ε of ``synth``; with ``tables`` (ε = 1 records) also Table 4 (both metrics) and the
+    per-classifier tables (:data:`PER_CLASSIFIER_TABLES`: 5 and 10 on Epileptic, 8 and 9 on Credit)."""
     from .utility import CELL_KEYS, best_of_n, best_per_classifier, mean_se
 
     rows: list[dict] = []
@@ -648,9 +660,8 @@ def _best_of_n_rows(synth: pd.DataFrame, runs: str, *, tables: bool) -> list[dic
             add("figure9", impl, f"auprc eps={eps:g}", r["auprc"], r, "auprc", R.AVERAGE)
     if tables:
         for _, r in best_per_classifier(synth).iterrows():
-            if r["dataset"] == "epileptic_seizure":
-                for table, metric in (("table5", "auroc"), ("table10", "auprc")):
-                    add(table, r["classifier"], r["implementation"], r[metric], r, metric, r["classifier"])
+            for table, metric in PER_CLASSIFIER_TABLES.get(r["dataset"], ()):
+                add(table, r["classifier"], r["implementation"], r[metric], r, metric, r["classifier"])
     ep = synth[synth["dataset"] == "epileptic_seizure"]
     if len(ep):
         for _, r in mean_se(ep).dropna(subset=["mean"]).iterrows():

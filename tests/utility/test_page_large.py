@@ -32,6 +32,21 @@ def test_table4_keeps_the_archives_rows_and_the_pages_column_order(page):
 def test_missing_archive_says_how_to_make_it(page, monkeypatch):
     import pategan_audit.archive
 
-    monkeypatch.setattr(pategan_audit.archive, "read_archive", lambda name: None)
+    monkeypatch.setattr(pategan_audit.archive, "read_archive", lambda name, **kw: None)
     (text,) = large.large_profile(page)
     assert "python -m pategan_audit.archive utility_large" in text.markdown
+
+
+def test_the_tables_archive_adds_its_rows_and_its_caption(page):
+    """utility_tables_large's datasets join Table 4 (in Table 4's row order) and its caption is shown."""
+    first = _archive(page)
+    credit = Archive(name="utility_tables_large", records=first.records.assign(dataset="credit"),
+                     meta={"profile": "large", "source_hash": "y", "runs": "3 x 3 on Credit"})
+    out = large.large_profile(page, [first, credit])
+    names = [b.name for b in out if isinstance(b, (blocks.SaveTable, blocks.Figure))]
+    assert names[:3] == ["table4_large", "table4_large_credit", "table4_large_cervical_cancer"]
+    assert "utility_tables_large" in out[2].markdown and "SAMME.R" in out[2].markdown
+    assert list(large.table4(pd.concat([first.records, credit.records]), implementations=page.implementations).index) \
+        == ["credit", "cervical_cancer"]
+    (text,) = large.large_profile(page, [credit])  # the tables archive alone does not stand for Table 4
+    assert "utility_large" in text.markdown

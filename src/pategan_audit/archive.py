@@ -466,9 +466,8 @@ SWEEP_PRESETS = ("original", "updated", "synthcity", "turing", "borealis", "smar
 _SWEEP_COST_ORDER = ("corrected", "smartnoise", "updated", "gnmax", "borealis", "turing", "original", "synthcity")
 SWEEP_TABLES = (2, 2)
 #: Cervical (cheap, not in the paper's grid), then the paper's two ε-grid datasets (Figures 1 and 6-9),
-#: Credit before Epileptic: the twelve classifiers take ~16 s per Credit table against ~110 s per
-#: Epileptic table (178 features; measured in this archive's records), so a session that ends
-#: mid-run has saved the most cells
+#: Credit before Epileptic (the order the archive was begun in; its records show the twelve
+#: classifiers take about as long on either: median ~100 s per Credit table, ~80 s per Epileptic one)
 SWEEP_DATASETS = ("cervical_cancer", "credit", "epileptic_seizure")
 
 
@@ -501,8 +500,9 @@ def _cell_desc(cell) -> str:
     return f"{cell.dataset}/{_preset_of(cell)}" + (f"/eps={cell.epsilon:g}" if hasattr(cell, "epsilon") else "")
 
 
-#: the Table 4 rows ``utility_large`` lacks (issue 13), Credit first: a Credit table scores in ~16 s,
-#: an ISOLET one (617 features) in minutes, so a session that ends mid-run has saved the most cells
+#: the Table 4 rows ``utility_large`` lacks (issue 13), Credit first: a Credit table scores in ~100 s, an
+#: ISOLET one (617 features) in ~220 s (``utility_gnmax_large``'s records), and ISOLET's generators are
+#: wider, so a session that ends mid-run has saved the most cells
 TABLES_DATASETS = ("credit", "isolet")
 #: best of M x S: Credit the paper's 3 x 3 = 9 (Tables 4, 8, 9; implementation notes §utility.best-of-n);
 #: ISOLET 2 x 2 (the paper's 25 would be about six times the compute of everything else here)

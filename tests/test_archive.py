@@ -377,6 +377,7 @@ def test_tables_archive_resumes_per_cell_with_setting_a_as_the_preset_real(tmp_p
     assert set(part.records["implementation"]) == {"real"} and not part.meta["complete"]
     assert part.meta["settings_done"] == 1 and "1 of 3 cells" in part.meta["runs"]
     assert part.meta["adaboost"].startswith("SAMME.R")
+    assert "Credit the bundled 20 % split" in part.meta["profile_description"]
     saved = archive.read_archive(name, directory=tmp_path).records
     full = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
     assert full.meta["complete"] and set(full.records["implementation"]) == {"real", "corrected", "smartnoise"}

@@ -318,6 +318,8 @@ def test_sweep_archive_resumes_per_cell_and_runs_only_named_presets(tmp_path, mo
     part = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["corrected"])
     assert set(part.records["implementation"]) == {"corrected"} and not part.meta["complete"]
     assert part.meta["settings_done"] == 4 and "4 of 8 cells" in part.meta["runs"]
+    # the caption describes the sweep, not the large profile's ε = 1 Cervical/Epileptic run
+    assert part.meta["profile_description"] == archive.SWEEP_DESCRIPTION and "ε = 1 only" not in archive.SWEEP_DESCRIPTION
     below = part.records[part.records["epsilon"] == 0.1]
     assert set(below["status"]) == {"not_trained"}  # corrected checks before it spends: none at ε = 0.1
     with pytest.raises(ValueError, match="not a preset of this archive"):

@@ -367,6 +367,31 @@ def test_per_classifier_diagnoses_explain_a_cell_only_when_more_tables_reach_the
     assert scorecard.per_classifier_diagnoses(tmp_path / "missing.csv") == ()
 
 
+def test_credit_setting_a_is_explained_only_when_the_record_lies_inside_the_spread_of_splits_and_states(tmp_path):
+    from pategan_audit.diagnoses import setting_a_spread_diagnoses
+
+    paper = {"GaussianNB": 0.50, "LDA": 0.97, "GBM": 0.37}
+    fits = {(13, 1000): {"GaussianNB": 0.90, "LDA": 0.96, "GBM": 0.60},
+            (1, 1000): {"GaussianNB": 0.88, "LDA": 0.99, "GBM": 0.99},
+            (13, 1001): {"GaussianNB": 0.90, "LDA": 0.96, "GBM": 0.30}}
+    rows = pd.DataFrame([{"classifier": c, "auroc": v, "auprc": v / 2, "split_seed": sp, "state": st, "paper": paper[c]}
+                         for (sp, st), scores in fits.items() for c, v in scores.items()])
+    rows.to_csv(tmp_path / "c.csv", index=False)
+    got = {d.key: d for d in setting_a_spread_diagnoses(tmp_path / "c.csv")}
+    assert got[("setting_a", "LDA", "credit")].explained  # 0.97 inside 0.96-0.99
+    assert got[("setting_a", "GBM", "credit")].explained  # 0.37 inside 0.30-0.99 (the state moves it)
+    nb = got[("setting_a", "GaussianNB", "credit")]
+    assert not nb.explained and "lies below all of them (0.8800-0.9000)" in nb.status
+    assert nb.status.startswith("unexplained: tried 2 splits of the bundled rows x 2 random states (3 fits)")
+    # Table 7's row: the mean of the classifiers per fit (0.82, 0.9533, 0.72), paper 0.8176 inside
+    t7 = got[("table7", "credit", "auroc")]
+    assert t7.explained and "0.7200 / 0.8200 / 0.9533" in t7.measured and "paper 0.8176" in t7.measured
+    assert not got[("table7", "credit", "auprc")].explained  # means 0.41, 0.48, 0.36 against 0.5475
+    keys = set(zip(*(scorecard.paper_numbers()[c] for c in ("table", "row", "column"))))
+    assert set(got) <= keys and len(got) == 5
+    assert setting_a_spread_diagnoses(tmp_path / "missing.csv") == ()
+
+
 def test_the_diagnoses_smallest_tolerance_is_the_scorecards_floor():
     from pategan_audit import diagnoses
 

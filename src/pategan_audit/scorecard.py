@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from . import reference as R
+from .archive import UTILITY_TABLE_ARCHIVES
 
 __all__ = ["RULES", "TOLERANCES", "VERDICTS", "EXPLANATIONS", "paper_numbers", "collect_ours", "collect_code",
            "collect_archived", "derive", "build", "summary", "verdict_counts", "rules_table", "not_compared", "OURS_COLUMNS",
@@ -624,8 +625,6 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=OURS_COLUMNS)
 
 
-#: the archives holding Table 4's ε = 1 cells (and Setting A): Cervical and Epileptic, then Credit and ISOLET
-UTILITY_TABLE_ARCHIVES = ("utility_large", "utility_tables_large")
 #: the per-classifier tables of a dataset at ε = 1: (table, metric)
 PER_CLASSIFIER_TABLES = {"epileptic_seizure": (("table5", "auroc"), ("table10", "auprc")),
                          "credit": (("table8", "auroc"), ("table9", "auprc"))}

@@ -1,6 +1,7 @@
 """pategan_audit.auditing.page.corrected: the corrected PATE-GAN at this profile and archived."""
 import pandas as pd
 
+from pategan_audit.auditing.bounds import perfect_attack_ceiling
 from pategan_audit.auditing.page import corrected
 
 from .conftest import make_page, record
@@ -20,12 +21,17 @@ def test_verdict_text_both_channels():
 
 
 def test_corrected_at_this_profile_and_from_its_archive(page):
-    page.large = pd.DataFrame([record("querybased", "corrected", c, m, fp=2, fn=2, n=4, archive=corrected.ARCHIVE)
+    page.large = pd.DataFrame([record("querybased", "corrected", c, m, fp=2, fn=2, n=400, archive=corrected.ARCHIVE)
                                for c in ("paper", "controlled") for m in ("clopper_pearson", "bayesian")])
     out = corrected.corrected(page)
     assert [b.name for b in out if hasattr(b, "name")] == ["corrected_audit", "corrected_audit_large"]
     assert out[-1].markdown.startswith("**At 1,000 shadow models per world**")
-    assert "an attacker that reads only the row count reaches the ceiling, 4.68" in out[-1].markdown
+    # the ceiling of the archive's own size (400 test outputs per world), not a number typed in
+    ceiling = perfect_attack_ceiling(n_per_world=400, method="clopper_pearson")
+    assert f"an attacker that reads only the row count reaches the ceiling, {ceiling:.2f}" in out[-1].markdown
+    page.large["n_test"] = 40
+    low = perfect_attack_ceiling(n_per_world=40, method="clopper_pearson")
+    assert f"reaches the ceiling, {low:.2f}" in corrected.corrected(page)[-1].markdown and f"{low:.2f}" != f"{ceiling:.2f}"
 
 
 def test_nothing_without_the_preset_or_the_archive(tmp_path):

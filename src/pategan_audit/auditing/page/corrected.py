@@ -10,6 +10,7 @@ import pandas as pd
 from .. import verdicts
 from ...pages.blocks import Block, SaveTable, ShowTable, Text
 from .context import AuditPage
+from .paper_scale import large_ceiling
 
 __all__ = ["ARCHIVE", "verdict_text", "large_text", "corrected"]
 
@@ -35,15 +36,16 @@ def verdict_text(table: pd.DataFrame, *, epsilon: float, ceiling_cp: float, ceil
     return text
 
 
-def large_text(table: pd.DataFrame, *, epsilon: float) -> str:
-    """The archive's largest ε_emp with the size channel closed and in the paper's game."""
+def large_text(table: pd.DataFrame, *, epsilon: float, ceiling: float) -> str:
+    """The archive's largest ε_emp with the size channel closed and in the paper's game; ``ceiling``:
+    the largest Clopper-Pearson value the archive's games can show (what the row-count attacker reaches)."""
     return ("**At 1,000 shadow models per world** (`audit_corrected_large`, the preset as it is now: teachers assigned "
             "row by row, exact under add/remove): the largest Clopper-Pearson ε_emp with the size channel closed is "
             f"**{table.loc[table['channel'] != 'paper', 'ε_emp'].max():.3f}** "
             f"(ε = {epsilon:g}); in the paper's Querybased game it is "
             f"{table.loc[table['channel'] == 'paper', 'ε_emp'].max():.3f}. That game's worlds differ in the "
             "synthetic table's size (4 vs 5 rows), and an attacker that reads only the row count reaches the "
-            "ceiling, 4.68, against any generator at all (calibration above): the paper's channel cannot tell a "
+            f"ceiling, {ceiling:.2f}, against any generator at all (calibration above): the paper's channel cannot tell a "
             "private generator from a leaking one, so it is not where the corrected preset's budget is checked.")
 
 
@@ -56,7 +58,8 @@ def corrected(page: AuditPage) -> list[Block]:
                 Text(verdict_text(table, epsilon=page.eps, ceiling_cp=page.ceiling_cp, ceiling_bayes=page.ceiling_bayes))]
     large = page.large
     if large is not None and not large.empty and (large["archive"] == ARCHIVE).any():
-        table = verdicts.corrected_table(large[large["archive"] == ARCHIVE], epsilon=page.eps)
+        records = large[large["archive"] == ARCHIVE]
+        table = verdicts.corrected_table(records, epsilon=page.eps)
         out += [SaveTable("corrected_audit_large", table, index=False), ShowTable(table),
-                Text(large_text(table, epsilon=page.eps))]
+                Text(large_text(table, epsilon=page.eps, ceiling=large_ceiling(records, "clopper_pearson")))]
     return out

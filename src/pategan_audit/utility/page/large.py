@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import reference
+from ...archive import UTILITY_TABLE_ARCHIVES
 from ...plotting.utility import plot_profile_comparison
 from ..aggregate import setting_a_scores
 from ..tables import dataset_by_implementation, side_by_side
@@ -19,7 +20,7 @@ __all__ = ["ARCHIVE", "ARCHIVES", "read_archives", "table4", "training", "settin
 
 ARCHIVE = "utility_large"
 #: the archives of Table 4 at ε = 1: Cervical and Epileptic, then Credit and ISOLET (may be partial)
-ARCHIVES = (ARCHIVE, "utility_tables_large")
+ARCHIVES = UTILITY_TABLE_ARCHIVES
 
 
 def read_archives(directory=None) -> list:

@@ -386,3 +386,19 @@ def test_tables_archive_resumes_per_cell_with_setting_a_as_the_preset_real(tmp_p
     again = archive.read_archive(name, directory=tmp_path).records
     pd.testing.assert_frame_equal(again[again["implementation"] == "real"].dropna(axis=1, how="all"),
                                   saved.dropna(axis=1, how="all"), check_dtype=False)
+
+
+def test_calibration_channels_put_the_null_generator_in_both_games_controlled_channel(tmp_path, monkeypatch):
+    """The null generator's calibration line in every game and channel (issue #12): the controlled
+    channel releases equal sizes in both worlds; in GroundHog (686 rows in both worlds already) it
+    is the paper game's run, output for output."""
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    got = archive.run_archive("audit_calibration_channels_large", profile="smoke", n_jobs=1, directory=tmp_path)
+    rec = got.records[got.records["implementation"] == "ignore training data"]
+    assert set(zip(rec["attack"], rec["channel"])) == {("groundhog", "paper"), ("groundhog", "controlled"),
+                                                        ("querybased", "controlled")}
+    ctrl = rec[rec["channel"] == "controlled"]
+    assert (ctrl["n_synth_rows_out"] == ctrl["n_synth_rows_in"]).all()
+    gh = rec[rec["attack"] == "groundhog"].groupby("channel")["outputs_digest"].first()
+    assert gh["paper"] == gh["controlled"]
+    assert "controlled channel" in got.meta["runs"]

@@ -602,14 +602,19 @@ def calibration_channel_runs() -> list[tuple[str, str, str, object]]:
             ("groundhog", "ignore training data", "paper", IgnoreFactory()),
             ("groundhog", "read only the bounds", "paper", BoundsOnlyFactory()),
             ("querybased", "read only the bounds", "paper", BoundsOnlyFactory()),
-            ("querybased", "read only the bounds", "fixed_size", BoundsOnlyFactory())]
+            ("querybased", "read only the bounds", "fixed_size", BoundsOnlyFactory()),
+            # the null generator in the controlled channels (equal sizes, public bounds it never reads)
+            ("groundhog", "ignore training data", "controlled", IgnoreFactory()),
+            ("querybased", "ignore training data", "controlled", IgnoreFactory())]
 
 
 def _calibration_channels(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
     """The calibration lines the Querybased archive lacks: GroundHog (Cervical, target 397, 686
     output rows in both worlds) against a generator that releases its data, one that ignores it
     and one that reads only each column's min and max (the bounds channel alone); and the
-    bounds-only generator in the Querybased game, paper sizes and equal sizes."""
+    bounds-only generator in the Querybased game, paper sizes and equal sizes; and the null generator
+    (ignores its data) in both games' controlled channel (equal sizes; public bounds it never reads),
+    the calibration line of that channel."""
     from .auditing.audit import audit_generator
     from .auditing.featurisers import NaiveFeaturiser, QueryFeaturiser
     from .auditing.profiles import get_profile
@@ -619,14 +624,15 @@ def _calibration_channels(profile_name: str, n_jobs: int | None, backend: str | 
     rows = []
     for attack, name, channel, factory in calibration_channel_runs():
         d_out, d_in = attack_data(attack)
-        n_rows = len(d_in) if (attack == "groundhog" or channel == "fixed_size") else "train_size"
+        n_rows = "train_size" if (attack == "querybased" and channel == "paper") else len(d_in)
         featurise = NaiveFeaturiser() if attack == "groundhog" else QueryFeaturiser()
         recs = audit_generator(factory, d_out, d_in, profile=profile, featurise=featurise, n_synth_rows=n_rows,
                                n_jobs=n_jobs, backend=backend, desc=f"calibration {attack}/{name}/{channel}")
         rows.extend({"attack": attack, "implementation": name, "channel": channel, **r} for r in recs)
     records = pd.DataFrame(rows)
     return records, _calibration_meta(profile, records, ["attack", "implementation", "channel"],
-                                      "; GroundHog x 3 reference generators, Querybased x bounds-only x (paper, fixed_size)")
+                                      "; GroundHog x 3 reference generators, Querybased x bounds-only x (paper, fixed_size), "
+                                      "the null generator in both games' controlled channel")
 
 
 def _audit_querybased(channel: str) -> Callable[..., tuple[pd.DataFrame, dict]]:

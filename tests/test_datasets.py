@@ -53,6 +53,21 @@ def test_credit_bundled_subset_warns():
     assert str(ds.train["Class"].dtype) == "int16" and str(ds.train["V1"].dtype) == "float16"
 
 
+def test_credit_rows_are_what_load_splits():
+    """credit_rows gives the bundled rows in file order: the loader's split of them is the
+    stratified 80/20 split at SPLIT_SEED, so an experiment that re-splits them at another seed
+    changes only which rows land in the test split."""
+    from sklearn.model_selection import train_test_split
+
+    rows, full = D.credit_rows()
+    assert not full and len(rows) == 56_962 and int(rows["Class"].sum()) == 98
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds = D.load("credit")
+    _, test = train_test_split(rows, test_size=0.2, stratify=rows["Class"], random_state=D.SPLIT_SEED)
+    pd.testing.assert_frame_equal(test.reset_index(drop=True), ds.test)
+
+
 def test_credit_user_file(tmp_path, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

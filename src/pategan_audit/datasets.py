@@ -32,7 +32,8 @@ from sklearn.model_selection import train_test_split
 
 from .runner import REPO_ROOT
 
-__all__ = ["DATASETS", "DATA_DIR", "CHECKSUMS", "Dataset", "load", "worst_case", "table7", "teachers_for", "DataError"]
+__all__ = ["DATASETS", "DATA_DIR", "CHECKSUMS", "Dataset", "load", "credit_rows", "worst_case", "table7", "teachers_for",
+           "DataError"]
 
 DATA_DIR = Path(os.environ.get("PATEGAN_AUDIT_DATA", REPO_ROOT / "data"))
 DATASETS = ("credit", "cervical_cancer", "isolet", "epileptic_seizure", "mnist")
@@ -167,24 +168,30 @@ def _read_credit(path: Path) -> pd.DataFrame:
     return df.astype(np.float16).astype({"Class": np.int16})
 
 
-def _load_credit(credit_path: str | os.PathLike | None, notes: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+def credit_rows(credit_path: str | os.PathLike | None = None) -> tuple[pd.DataFrame, bool]:
+    """The Credit rows that :func:`load` splits 80/20, in file order, cleaned (float16, label
+    int16), and whether they are the full Kaggle file (``credit_path`` or
+    ``$PATEGAN_AUDIT_CREDIT_CSV``) rather than the bundled 20 % split."""
     credit_path = credit_path or os.environ.get("PATEGAN_AUDIT_CREDIT_CSV")
     if credit_path:
         path = Path(credit_path)
         if not path.exists():
             raise DataError(f"Credit file {path} does not exist; check credit_path / PATEGAN_AUDIT_CREDIT_CSV")
-        full = _read_credit(path)
-        train, test = _split(full, "Class")
-        return train, test, len(full)
-    sub = _read_credit(_file("credit/test_credit.csv.gz"))
-    msg = (
-        "Kaggle Credit: only the authors' 20% test split (56,962 rows) is bundled; it is split 80/20 here. "
-        "Pass credit_path= or set PATEGAN_AUDIT_CREDIT_CSV to Kaggle's creditcard.csv for the full data."
-    )
-    warnings.warn(msg, stacklevel=3)
-    notes.append(msg)
-    train, test = _split(sub, "Class")
-    return train, test, len(sub)
+        return _read_credit(path), True
+    return _read_credit(_file("credit/test_credit.csv.gz")), False
+
+
+def _load_credit(credit_path: str | os.PathLike | None, notes: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    rows, full = credit_rows(credit_path)
+    if not full:
+        msg = (
+            "Kaggle Credit: only the authors' 20% test split (56,962 rows) is bundled; it is split 80/20 here. "
+            "Pass credit_path= or set PATEGAN_AUDIT_CREDIT_CSV to Kaggle's creditcard.csv for the full data."
+        )
+        warnings.warn(msg, stacklevel=3)
+        notes.append(msg)
+    train, test = _split(rows, "Class")
+    return train, test, len(rows)
 
 
 def _read_idx(relpath: str) -> np.ndarray:

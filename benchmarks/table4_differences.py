@@ -99,6 +99,19 @@ two cores were busy with an archive job, load average 3.3-4.2; this job ran at `
     (record 0.6192, quantile 0.04); SAMME at one state 0.9366 / 0.6426 (archive 0.6506).
     Verdict: explained (the record lies inside the spread).
 
+    The same experiment under the authors' scikit-learn (2026-11-25, 59 s wall, load 3.0), from a
+    separate venv; the project's loader and classifier panel are pure NumPy / pandas /
+    scikit-learn and import there (Python 3.11)::
+
+        python3 -m venv /tmp/skl14
+        /tmp/skl14/bin/pip install numpy==1.26.4 scipy==1.12.0 pandas==2.2.1 scikit-learn==1.4.1.post1 xgboost==2.0.3
+        PYTHONPATH=src /tmp/skl14/bin/python benchmarks/table4_differences.py --only setting_a_seed_spread
+
+    gives AdaBoost 0.9034 for every state, Bagging 0.9410 / 0.9619 / 0.9783, GBM 0.9752 / 0.9780 /
+    0.9797, MLP 0.8735 / 0.9170 / 0.9684: the library version moves nothing (GBM's record stays
+    below every state). On Credit's archive split that venv gives GaussianNB 0.9008 (1.9.1: 0.9010)
+    and GBM 0.9982 at the same state as 1.9.1.
+
 ``adaboost_samme_r`` (AdaBoost: the archives' SAMME against the authors' SAMME.R). Measured
     (2026-11-25, load 2.6 -> 5.8, 2,609 s wall at nice 10). Setting A AUROC SAMME / SAMME.R /
     record: Cervical 0.9881 / 0.9034 / 0.8899; Epileptic 0.9733 / 0.9754 / 0.9754; ISOLET 0.9697 /
@@ -487,26 +500,43 @@ def original_epileptic_long(*, n_models: int = 1, n_tables: int = 2, max_iter: i
     return frame
 
 
-def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None, *, tried: str) -> pd.DataFrame:
+def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None, *, tried: str,
+                       dataset: str = "epileptic_seizure") -> pd.DataFrame:
     """Rows the scorecard's per-classifier diagnoses read, from a :func:`best_of_n_at_cap` table
     with ``per_classifier``: each classifier's best over all its tables (``best_of_all``) beside the
-    archive's best of 4 (``best_of_4`` = ``archive``, Epileptic, ``utility_large``) and the paper's
-    Tables 5 and 10; written to ``out`` atomically unless it is None."""
+    archive's best of ``n_archive`` (``archive``; ``best_of_4`` keeps the older files' name) and the
+    paper's per-classifier tables of ``dataset`` (Epileptic: Tables 5 and 10 from ``utility_large``;
+    Credit: Tables 8 and 9 from ``utility_tables_large``), plus the twelve-classifier mean as Table
+    4's cell (``classifier`` = the dataset, Table 4's row); written to ``out`` atomically unless None."""
     from pategan_audit import reference as R
-    from pategan_audit.archive import read_archive
+    from pategan_audit.archive import UTILITY_TABLE_ARCHIVES, read_archive
+    from pategan_audit.scorecard import PER_CLASSIFIER_TABLES
+    from pategan_audit.utility.aggregate import best_of_n
 
-    archive = read_archive("utility_large").records
-    arch = archive[(archive["dataset"] == "epileptic_seizure") & (archive["implementation"] == implementation)]
+    archive = next(a.records for a in map(read_archive, UTILITY_TABLE_ARCHIVES)
+                   if a is not None and (a.records["dataset"] == dataset).any())
+    arch = archive[(archive["dataset"] == dataset) & (archive["implementation"] == implementation)]
+    n_archive = len(arch[["model", "table"]].drop_duplicates())
+    arch_mean = best_of_n(arch).iloc[0]
     arch = arch.groupby("classifier")[["auroc", "auprc"]].max()
     frame = frame[frame["implementation"] == implementation]
-    last = frame[(frame["n"] == frame["n"].max()) & (frame["classifier"] != "mean of 12")]
-    papers = {"auroc": R.table5(wide=True), "auprc": R.table10(wide=True)}
-    rows = [{"table": table, "classifier": r["classifier"], "implementation": implementation, "metric": metric,
-             "best_of_4": float(arch.loc[r["classifier"], metric]), "best_of_all": float(r[metric]),
-             "n_all": int(r["n"]), "archive": float(arch.loc[r["classifier"], metric]),
-             "paper": float(papers[metric].loc[r["classifier"], implementation]),
-             "iterations": int(r["iterations"]), "tried": tried}
-            for _, r in last.iterrows() for metric, table in (("auroc", "table5"), ("auprc", "table10"))]
+    last = frame[frame["n"] == frame["n"].max()]
+    tables = dict((metric, table) for table, metric in PER_CLASSIFIER_TABLES[dataset])
+    papers = {metric: getattr(R, table)(wide=True) for metric, table in tables.items()}
+    table4 = {"auroc": ("table4", R.table4(wide=True)), "auprc": ("table4_auprc", R.table4_auprc(wide=True))}
+    rows = []
+    for _, r in last.iterrows():
+        for metric in ("auroc", "auprc"):
+            if r["classifier"] == "mean of 12":
+                table, row = table4[metric][0], dataset
+                archived, paper = float(arch_mean[metric]), float(table4[metric][1].loc[dataset, implementation])
+            else:
+                table, row = tables[metric], r["classifier"]
+                archived, paper = float(arch.loc[row, metric]), float(papers[metric].loc[row, implementation])
+            rows.append({"table": table, "classifier": row, "implementation": implementation, "metric": metric,
+                         "best_of_4": archived, "best_of_all": float(r[metric]), "n_all": int(r["n"]),
+                         "archive": archived, "n_archive": n_archive, "paper": paper,
+                         "iterations": int(r["iterations"]), "tried": tried})
     table = pd.DataFrame(rows)
     if out:
         _save_rows(table, out)
@@ -514,10 +544,10 @@ def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None
 
 
 def per_classifier_best_of_n(*, presets: tuple[str, ...] = ("synthcity", "updated"), n_models: int = 3,
-                             n_tables: int = 3, seed: int = 1,
+                             n_tables: int = 3, seed: int = 1, dataset: str = "epileptic_seizure",
                              out: str | None = "results/experiments/per_classifier_best_of_n.csv") -> pd.DataFrame:
-    """Tables 5 and 10 (Epileptic, each classifier's best of n) for presets the budget stops long
-    before the cap: ``n_models`` x ``n_tables`` new tables of the archive's protocol (master seed
+    """Tables 5 and 10 (Epileptic, each classifier's best of n; on ``dataset="credit"`` Tables 8 and
+    9) and Table 4's cell for presets the budget stops long before the cap: ``n_models`` x ``n_tables`` new tables of the archive's protocol (master seed
     ``seed``; the panel's SAMME.R AdaBoost). Does each classifier's best over more tables reach the
     paper's best of 25 where the archive's best of 4 falls short? ``out``: each classifier's best
     over the new tables beside the archive's best of 4 (:func:`per_classifier_csv`).
@@ -529,15 +559,15 @@ def per_classifier_best_of_n(*, presets: tuple[str, ...] = ("synthcity", "update
     smartnoise (33 iterations) 0.601 (archive 0.660, paper 0.696), per-table mean 0.441. Per classifier
     the best of 9 reaches the paper's value in 3 + 3 (borealis, AUROC + AUPRC) and 1 + 4 (smartnoise)
     of 12 + 12 cells."""
-    frames = [best_of_n_at_cap(p, n_models=n_models, n_tables=n_tables, seed=seed, per_classifier=True)
-              for p in presets]
+    frames = [best_of_n_at_cap(p, dataset=dataset, n_models=n_models, n_tables=n_tables, seed=seed,
+                               per_classifier=True) for p in presets]
     frame = pd.concat(frames, ignore_index=True)
     if out:
         def tried(preset: str) -> str:
             iterations = int(frame.loc[frame["implementation"] == preset, "iterations"].max())
             return (f"{n_models * n_tables} new tables of the same protocol at the paper's 10,000-iteration cap "
                     f"({iterations:,} iterations run; master seed {seed})")
-        _save_rows(pd.concat([per_classifier_csv(frame, p, None, tried=tried(p)) for p in presets],
+        _save_rows(pd.concat([per_classifier_csv(frame, p, None, tried=tried(p), dataset=dataset) for p in presets],
                              ignore_index=True), out)
     return frame
 
@@ -650,6 +680,10 @@ EXPERIMENTS = {
         per_classifier_best_of_n,
         {"presets": ("borealis", "smartnoise"), "out": "results/experiments/per_classifier_borealis_smartnoise.csv"},
         {"presets": ("smartnoise",), "n_models": 1, "n_tables": 2, "out": None}),
+    "per_classifier_credit_smartnoise": (
+        per_classifier_best_of_n,
+        {"presets": ("smartnoise",), "dataset": "credit", "out": "results/experiments/per_classifier_credit_smartnoise.csv"},
+        {"presets": ("smartnoise",), "dataset": "credit", "n_models": 1, "n_tables": 1, "out": None}),
     "borealis_best_of_n": (borealis_best_of_n, {"n_models": 3, "n_tables": 3},
                            {"n_models": 1, "n_tables": 2, "max_iter": 500}),
 }

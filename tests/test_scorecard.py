@@ -382,7 +382,7 @@ def test_credit_setting_a_is_explained_only_when_the_record_lies_inside_the_spre
     assert got[("setting_a", "GBM", "credit")].explained  # 0.37 inside 0.30-0.99 (the state moves it)
     nb = got[("setting_a", "GaussianNB", "credit")]
     assert not nb.explained and "lies below all of them (0.8800-0.9000)" in nb.status
-    assert nb.status.startswith("unexplained: tried 2 splits of the bundled rows x 2 random states (3 fits)")
+    assert nb.status.startswith("unexplained: tried 2 splits of the bundled rows and 2 random states (3 fits)")
     # Table 7's row: the mean of the classifiers per fit (0.82, 0.9533, 0.72), paper 0.8176 inside
     t7 = got[("table7", "credit", "auroc")]
     assert t7.explained and "0.7200 / 0.8200 / 0.9533" in t7.measured and "paper 0.8176" in t7.measured

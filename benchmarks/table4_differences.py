@@ -112,6 +112,24 @@ two cores were busy with an archive job, load average 3.3-4.2; this job ran at `
     below every state). On Credit's archive split that venv gives GaussianNB 0.9008 (1.9.1: 0.9010)
     and GBM 0.9982 at the same state as 1.9.1.
 
+``credit_setting_a_splits`` (Setting A on Credit: 12 classifier cells and Table 7's row outside the
+    0.01 floor; ours higher on 11 of 12). Only the authors' 20 % test split is bundled, so our
+    test split holds 20 frauds (theirs 98) and our classifiers train on 45,569 rows (theirs
+    227,845). The twelve refitted on 8 stratified 80/20 splits of the bundled rows (seed 13 is the
+    archive's split, checked equal) at one random state, and on the archive's split at 10 states
+    (17 fits). Measured (2026-11-25, 1,331 s wall, load 2.6 -> 3.0, beside two archive jobs):
+    min / median / max AUROC: LogisticRegression 0.9216 / 0.9980 / 0.9980 (record 0.9442),
+    RandomForest 0.8710 / 0.9740 / 0.9996 (0.9213), GaussianNB 0.8227 / 0.9010 / 0.9425 (0.5000),
+    BernoulliNB 0.4973 / 0.5473 / 0.6468 (0.5582), DecisionTree 0.7495 / 0.9245 / 0.9498 (0.8519),
+    GBM 0.5750 / 0.9979 / 0.9980 (0.3672), XGB 0.8037 / 0.9708 / 0.9708 (0.9389); the mean of the
+    twelve 0.8536 / 0.9348 / 0.9432 (Table 7: 0.8176), mean AUPRC 0.4875 / 0.6899 / 0.7081
+    (0.5475). Which frauds land in the test split moves every classifier by 0.05-0.2; the random
+    state moves GBM from 0.998 to 0.575 on the same split (the archive's state gives 0.575).
+    Verdict: 10 of 12 records and Table 7's AUPRC lie inside the spread (explained as split and
+    state draws, a proxy for the full data); GaussianNB's 0.5000, GBM's 0.3672 and Table 7's AUROC
+    lie below every fit (unexplained). An earlier run of this experiment that split the rows in
+    another order (8 other splits, not kept) gave GBM 0.385-0.912 and GaussianNB 0.840-0.941.
+
 ``adaboost_samme_r`` (AdaBoost: the archives' SAMME against the authors' SAMME.R). Measured
     (2026-11-25, load 2.6 -> 5.8, 2,609 s wall at nice 10). Setting A AUROC SAMME / SAMME.R /
     record: Cervical 0.9881 / 0.9034 / 0.8899; Epileptic 0.9733 / 0.9754 / 0.9754; ISOLET 0.9697 /
@@ -684,6 +702,10 @@ EXPERIMENTS = {
         per_classifier_best_of_n,
         {"presets": ("smartnoise",), "dataset": "credit", "out": "results/experiments/per_classifier_credit_smartnoise.csv"},
         {"presets": ("smartnoise",), "dataset": "credit", "n_models": 1, "n_tables": 1, "out": None}),
+    "per_classifier_credit_borealis": (
+        per_classifier_best_of_n,
+        {"presets": ("borealis",), "dataset": "credit", "out": "results/experiments/per_classifier_credit_borealis.csv"},
+        {"presets": ("borealis",), "dataset": "credit", "n_models": 1, "n_tables": 1, "out": None}),
     "borealis_best_of_n": (borealis_best_of_n, {"n_models": 3, "n_tables": 3},
                            {"n_models": 1, "n_tables": 2, "max_iter": 500}),
 }

@@ -158,6 +158,15 @@ two cores were busy with an archive job, load average 3.3-4.2; this job ran at `
     Each classifier's best of 9 is in ``results/experiments/per_classifier_best_of_n.csv``; the
     scorecard explains a cell where it reaches the paper's value.
 
+``per_classifier_credit_smartnoise`` and ``per_classifier_credit_borealis`` (Credit, Tables 8 and 9
+    and Table 4's cell: ``per_classifier_best_of_n(dataset="credit")``, 3 x 3 new tables at master
+    seed 1 beside the archive's best of 9 at seed 0). Measured 2026-11-25 beside two or three
+    other jobs: smartnoise (2,713 s wall, 33 iterations) best of 9 AUROC 0.8063 / AUPRC 0.2521
+    against the archive's 0.6131 / 0.0977 and the paper's 0.7358 / 0.1174, so the two draws bracket
+    the paper's values (14 of 24 cells explained this way); borealis (1,369 s wall, 3,252
+    iterations) 0.7393 / 0.1806 against 0.7266 / 0.1135 and the paper's 0.6300 / 0.1635: its AUROC
+    stays above the paper in both draws (4 of 21 cells explained).
+
 Since 2026-11-25 the panel's AdaBoost is SAMME.R (the authors' scikit-learn 1.4.1); the
 experiments measured before that date ran SAMME, like the archives.
 

@@ -403,6 +403,8 @@ def test_the_diagnoses_smallest_tolerance_is_the_scorecards_floor():
     from pategan_audit import diagnoses
 
     assert diagnoses.SMALLEST_TOLERANCE == scorecard.FLOOR_AUROC == scorecard.FLOOR_AUPRC
+    assert diagnoses.SMALLEST_AUPRC_TOLERANCE == min(scorecard._floor("auprc", d) for d in scorecard.BASE_RATES)
+    assert diagnoses.SMALLEST_AUPRC_TOLERANCE < 0.002  # Credit's base rate
     assert scorecard.DIAGNOSES is diagnoses.DIAGNOSES and scorecard.EXPLANATIONS is diagnoses.EXPLANATIONS
 
 

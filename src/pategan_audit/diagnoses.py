@@ -24,8 +24,12 @@ from .runner import REPO_ROOT
 __all__ = ["Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPLANATIONS", "NOT_DIAGNOSED", "EXPERIMENTS_DIR", "aliases",
            "diagnoses_table", "per_classifier_diagnoses", "setting_a_spread_diagnoses", "status"]
 
-#: An archived value within this of the paper's is inside every tolerance (= ``scorecard.FLOOR_AUROC``).
+#: An archived AUROC within this of the paper's is inside every tolerance (= ``scorecard.FLOOR_AUROC``).
 SMALLEST_TOLERANCE = 0.01
+#: ... and an AUPRC within this: the scorecard's AUPRC floor is the base rate where that is smaller
+#: (Credit's 0.0017; ``scorecard._floor``).
+SMALLEST_AUPRC_TOLERANCE = min([SMALLEST_TOLERANCE] + [
+    float(r["value"]) for _, r in R.table7().iterrows() if r["column"] == "imbalance" and r["row"] in R.DATASETS])
 
 
 @dataclass(frozen=True)
@@ -365,7 +369,8 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
             continue
         call = f"benchmarks/table4_differences.py::{experiments.get(path.stem, 'per_classifier_best_of_n()')}"
         for r in pd.read_csv(path).itertuples():
-            if abs(float(r.archive) - float(r.paper)) <= SMALLEST_TOLERANCE:  # inside every tolerance
+            limit = SMALLEST_AUPRC_TOLERANCE if r.metric == "auprc" else SMALLEST_TOLERANCE
+            if abs(float(r.archive) - float(r.paper)) <= limit:  # inside every tolerance
                 continue
             found.setdefault((r.table, r.classifier, r.implementation), []).append((r, call))
     out = []

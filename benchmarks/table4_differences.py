@@ -531,7 +531,8 @@ def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None
                        dataset: str = "epileptic_seizure") -> pd.DataFrame:
     """Rows the scorecard's per-classifier diagnoses read, from a :func:`best_of_n_at_cap` table
     with ``per_classifier``: each classifier's best over all its tables (``best_of_all``) beside the
-    archive's best of ``n_archive`` (``archive``; ``best_of_4`` keeps the older files' name) and the
+    archive's best of ``n_archive`` (``archive``; files written before 2026-11-25's Credit runs call
+    it ``best_of_4`` too, Epileptic's archive being best of 4) and the
     paper's per-classifier tables of ``dataset`` (Epileptic: Tables 5 and 10 from ``utility_large``;
     Credit: Tables 8 and 9 from ``utility_tables_large``), plus the twelve-classifier mean as Table
     4's cell (``classifier`` = the dataset, Table 4's row); written to ``out`` atomically unless None."""
@@ -561,7 +562,7 @@ def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None
                 table, row = tables[metric], r["classifier"]
                 archived, paper = float(arch.loc[row, metric]), float(papers[metric].loc[row, implementation])
             rows.append({"table": table, "classifier": row, "implementation": implementation, "metric": metric,
-                         "best_of_4": archived, "best_of_all": float(r[metric]), "n_all": int(r["n"]),
+                         "best_of_all": float(r[metric]), "n_all": int(r["n"]),
                          "archive": archived, "n_archive": n_archive, "paper": paper,
                          "iterations": int(r["iterations"]), "tried": tried})
     table = pd.DataFrame(rows)

@@ -242,8 +242,10 @@ page.show(channels.channels(page))
 # shadow models per world, and the calibration lines that say what each channel can do on its
 # own: a constant generator (perfectly private) in the paper's Querybased game is the size
 # channel alone; a generator that reads nothing but each column's minimum and maximum is the
-# bounds channel alone; one that ignores its data must score 0 wherever the sizes are equal; one
-# that releases its data must reach the ceiling.
+# bounds channel alone; one that ignores its data must score 0 wherever the sizes are equal (the
+# controlled column: equal sizes and public bounds); one that releases its data must reach the
+# ceiling. "—" marks a generator not run in that channel; GroundHog's game already releases 686
+# rows in both worlds, so its `paper` column is also its same-size one.
 
 # %% tags=["hide-input"]
 page.show(paper_scale.channels_large(page))

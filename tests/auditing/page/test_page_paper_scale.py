@@ -21,7 +21,8 @@ def large_records() -> pd.DataFrame:
 @pytest.fixture
 def archived(monkeypatch):
     monkeypatch.setattr(verdicts, "paper_scale_records", lambda directory=None: large_records())
-    lines = pd.DataFrame({"paper": [4.68]}, index=pd.MultiIndex.from_tuples([("querybased", "constant")]))
+    lines = pd.DataFrame({"paper": [4.68, 0.0], "controlled": [float("nan"), 0.0]},
+                         index=pd.MultiIndex.from_tuples([("querybased", "constant"), ("querybased", "ignore")]))
     monkeypatch.setattr(verdicts, "calibration_lines", lambda directory=None: lines)
 
 
@@ -43,6 +44,9 @@ def test_figure12_and_channels_at_the_papers_scale(page, archived):
     assert list(table.frame.columns) == paper_scale.FIGURE12_COLUMNS
     channels, lines, shown = paper_scale.channels_large(page)
     assert list(channels.frame.columns) == paper_scale.CHANNEL_COLUMNS and lines.name == "calibration_lines_large"
+    # two decimals everywhere, a dash where a generator was not run in that channel
+    assert shown.frame.loc[("querybased", "ignore")].tolist() == ["0.00", "0.00"]
+    assert shown.frame.loc[("querybased", "constant"), "controlled"] == "—"
 
 
 def test_without_archives_the_page_says_how_to_make_them(page, monkeypatch):

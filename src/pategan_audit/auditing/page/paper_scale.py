@@ -95,5 +95,6 @@ def channels_large(page: AuditPage) -> list[Block]:
     if page.large is None or page.large.empty:
         return []
     lines = verdicts.calibration_lines()
+    shown = lines.map(lambda v: "—" if pd.isna(v) else f"{v:.2f}")  # "—": not run (GroundHog's game has equal sizes)
     return [ShowTable(page.fig5_scale[CHANNEL_COLUMNS].round(2)), SaveTable("calibration_lines_large", lines),
-            ShowTable(lines.round(2))]
+            ShowTable(shown)]

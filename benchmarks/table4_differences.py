@@ -716,6 +716,10 @@ EXPERIMENTS = {
         per_classifier_best_of_n,
         {"presets": ("borealis",), "dataset": "credit", "out": "results/experiments/per_classifier_credit_borealis.csv"},
         {"presets": ("borealis",), "dataset": "credit", "n_models": 1, "n_tables": 1, "out": None}),
+    "per_classifier_credit_synthcity": (
+        per_classifier_best_of_n,
+        {"presets": ("synthcity",), "dataset": "credit", "out": "results/experiments/per_classifier_credit_synthcity.csv"},
+        {"presets": ("synthcity",), "dataset": "credit", "n_models": 1, "n_tables": 1, "out": None}),
     "borealis_best_of_n": (borealis_best_of_n, {"n_models": 3, "n_tables": 3},
                            {"n_models": 1, "n_tables": 2, "max_iter": 500}),
 }

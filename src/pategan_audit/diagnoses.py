@@ -361,9 +361,10 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
     experiments = {"per_classifier_best_of_n": "per_classifier_best_of_n()",
                    "per_classifier_borealis_smartnoise": "per_classifier_best_of_n(presets=('borealis', 'smartnoise'))",
                    "per_classifier_original_10k": "original_epileptic_long()",
-                   "per_classifier_adaboost": "adaboost_samme_r()",
-                   "per_classifier_credit_smartnoise": "per_classifier_best_of_n(presets=('smartnoise',), dataset='credit')",
-                   "per_classifier_credit_borealis": "per_classifier_best_of_n(presets=('borealis',), dataset='credit')"}
+                   "per_classifier_adaboost": "adaboost_samme_r()"}
+    # per_classifier_credit_<preset>.csv: that preset's Credit cell drawn again
+    experiments.update({f"per_classifier_credit_{p}": f"per_classifier_best_of_n(presets=('{p}',), dataset='credit')"
+                        for p in R.IMPLEMENTATIONS})
     for path in map(Path, paths):
         if not path.exists():
             continue

@@ -103,9 +103,9 @@ two cores were busy with an archive job, load average 3.3-4.2; this job ran at `
     separate venv; the project's loader and classifier panel are pure NumPy / pandas /
     scikit-learn and import there (Python 3.11)::
 
-        python3 -m venv /tmp/skl14
-        /tmp/skl14/bin/pip install numpy==1.26.4 scipy==1.12.0 pandas==2.2.1 scikit-learn==1.4.1.post1 xgboost==2.0.3
-        PYTHONPATH=src /tmp/skl14/bin/python benchmarks/table4_differences.py --only setting_a_seed_spread
+        python3 -m venv .venv-sklearn14          # git-ignored, from the repository root
+        .venv-sklearn14/bin/pip install numpy==1.26.4 scipy==1.12.0 pandas==2.2.1 scikit-learn==1.4.1.post1 xgboost==2.0.3
+        PYTHONPATH=src .venv-sklearn14/bin/python benchmarks/table4_differences.py --only setting_a_seed_spread
 
     gives AdaBoost 0.9034 for every state, Bagging 0.9410 / 0.9619 / 0.9783, GBM 0.9752 / 0.9780 /
     0.9797, MLP 0.8735 / 0.9170 / 0.9684: the library version moves nothing (GBM's record stays

@@ -352,3 +352,8 @@ def test_audit_reference_values():
     sel = R.target_selection_reference()
     assert sel.loc[sel.ranking == "mia_auc_rank"].sort_values("rank").row_index.iloc[0] == R.AUDIT_TARGET_ROW
     assert sel.loc[sel.ranking == "distance_rank"].value.is_monotonic_decreasing
+
+
+def test_base_rates_are_table7s_imbalance_of_the_binary_datasets():
+    rates = R.base_rates()
+    assert rates == {"credit": 0.0017, "cervical_cancer": 0.0641, "isolet": 0.1924, "epileptic_seizure": 0.2}

@@ -28,8 +28,7 @@ __all__ = ["Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPLANATIONS", "NOT_DIAGNOSED
 SMALLEST_TOLERANCE = 0.01
 #: ... and an AUPRC within this: the scorecard's AUPRC floor is the base rate where that is smaller
 #: (Credit's 0.0017; ``scorecard._floor``).
-SMALLEST_AUPRC_TOLERANCE = min([SMALLEST_TOLERANCE] + [
-    float(r["value"]) for _, r in R.table7().iterrows() if r["column"] == "imbalance" and r["row"] in R.DATASETS])
+SMALLEST_AUPRC_TOLERANCE = min(SMALLEST_TOLERANCE, *R.base_rates().values())
 
 
 @dataclass(frozen=True)

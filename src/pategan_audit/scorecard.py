@@ -71,9 +71,7 @@ FALLBACK_AUPRC_RELATIVE = 0.25  #: AUPRC fallback: this share of the larger exce
 SPREAD_FLOOR_EPS = 0.05  #: smallest half-width of an ε_emp spread (auditing.verdicts)
 
 #: Base rate π per dataset: the positive fraction (Table 7's "imbalance", printed).
-BASE_RATES: dict[str, float] = {
-    r["row"]: float(r["value"]) for _, r in R.table7().iterrows() if r["column"] == "imbalance" and r["row"] in R.DATASETS
-}
+BASE_RATES: dict[str, float] = R.base_rates()
 
 _DATASET_OF = {"table5": "epileptic_seizure", "table10": "epileptic_seizure", "table11": "epileptic_seizure",
                "table8": "credit", "table9": "credit", "figure1": "epileptic_seizure", "figure8": "epileptic_seizure",

@@ -47,6 +47,7 @@ from .audit_traces import (
 from .figures import FIGURE_YLIM_LOWER, FIGURES, figure_series, paper49_marks
 from .review import TABLE2_CATEGORIES, table2, table3, table13
 from .utility import (
+    base_rates,
     DELTA_ROW,
     DPGAN,
     TEACHER_SWEEP_COLUMNS,
@@ -73,7 +74,7 @@ __all__ = [
     "AUDIT_TEST_OUTPUTS_PER_WORLD", "AVERAGE", "CLASSIFIERS", "CLASSIFIER_DISPLAY_NAMES", "DATASETS", "DELTA_ROW",
     "DISPLAY_NAMES", "DPGAN", "EPS_GRID", "FIG4_SETTINGS", "FIGURES", "FIGURE_YLIM_LOWER", "HAND_READ",
     "IMPLEMENTATIONS", "LONG_COLUMNS", "PAPER49", "PRINTED", "RECORDS", "SPEC", "TABLE2_CATEGORIES",
-    "TEACHER_SWEEP_COLUMNS", "TEACHER_SWEEP_K", "audit_reference", "caption_values", "figure_series",
+    "TEACHER_SWEEP_COLUMNS", "TEACHER_SWEEP_K", "audit_reference", "base_rates", "caption_values", "figure_series",
     "moments_reference", "paper49_marks", "paper49_teacher_sweep", "setting_a_reference", "table1", "table2",
     "table3", "table4", "table4_auprc", "table5", "table6", "table7", "table8", "table9", "table10", "table11",
     "table12", "table13", "target_selection_reference", "teacher_loss_reference", "teacher_seen_reference",

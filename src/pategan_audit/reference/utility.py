@@ -157,6 +157,12 @@ def table7(*, wide: bool = False) -> pd.DataFrame:
     return _out(df, wide)
 
 
+def base_rates() -> dict[str, float]:
+    """Each benchmark dataset's positive rate π (Table 7's imbalance column; MNIST, multi-class, left out)."""
+    t7 = table7()
+    return {r: float(v) for r, c, v in zip(t7["row"], t7["column"], t7["value"]) if c == "imbalance" and r in DATASETS}
+
+
 def setting_a_reference(*, wide: bool = False) -> pd.DataFrame:
     """Setting-A AUROC per classifier (real train -> real test), from the authors' records
     (``spalabucr/pategan-audit:data/results``; ``ganev2025elusive`` Table 7 prints only the means); rows classifiers, columns datasets."""

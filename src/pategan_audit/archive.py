@@ -62,6 +62,11 @@ the book build never recomputes them. The archives are defined (:data:`ARCHIVES`
 ``audit_targets_large``
     The GroundHog target selection at the paper's scale: 64 candidates, 100 + 100 ``original``
     models each (1,000 iterations), resumable per pair of candidates.
+``traces_paper``
+    The training traces of §6.1 at the authors' sizes (trace profile ``paper``: Figure 2's runs
+    and Figure 3's to the 1,000-iteration cap, ten Figure 11 runs per preset, Figure 4's two
+    1,000-iteration vote streams): the traces page's scorecard rows (Figures 2, 3, 4) and every
+    run's iteration count (:func:`pategan_audit.traces.page.scorecard.archive_records`).
 
 Re-create one (resumes from the result cache if interrupted)::
 
@@ -426,6 +431,30 @@ def _calibration_meta(profile, records: pd.DataFrame, run_keys: list[str], what:
             "core_seconds_measured": float(records.groupby(run_keys)["train_seconds"].first().sum())}
 
 
+def _traces(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
+    """§6.1's traces at trace profile ``profile_name`` (ε = 1, seed 0, as the book's page):
+    records of :func:`pategan_audit.traces.page.scorecard.archive_records`. Every run is cached on
+    its own, so an interrupted run resumes from the cache."""
+    from .runner import RunOptions
+    from .traces import compute_traces, get_profile
+    from .traces.page.scorecard import archive_records
+
+    profile = get_profile(profile_name)
+    t0 = time.process_time()
+    results = compute_traces(profile, epsilon=1.0, seed=0, options=RunOptions(n_jobs=n_jobs, backend=backend))
+    records = archive_records(results, profile)
+    return records, {"profile": profile.name, "profile_knobs": asdict(profile),
+                     "profile_description": f"the training traces of §6.1 at trace profile {profile.name}"
+                                            + (" (the authors' run sizes)" if profile.name == "paper" else ""),
+                     "runs": (f"Figure 2: one run per preset to the {profile.seen_max_iter:,}-iteration cap; "
+                              f"Figures 3/11: {profile.loss_runs} runs per preset to {profile.loss_max_iter:,}; "
+                              f"Figure 4: {profile.moment_iterations:,} iterations of one vote stream per λ; "
+                              "Cervical, k = 5, ε = 1 (smartnoise 3), seed 0"),
+                     "settings": results.settings,
+                     "core_seconds_measured": time.process_time() - t0 if n_jobs == 1 else 0.0,
+                     "core_seconds_note": "this process's CPU time; measured only with --n-jobs 1 (0 otherwise)"}
+
+
 GNMAX_DATASETS = ("cervical_cancer", "epileptic_seizure", "isolet", "credit")
 
 
@@ -664,11 +693,13 @@ ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, 
                                           ("groundhog", ("paper", "controlled"))), ("corrected",)),
     "audit_gnmax_large": _audit_runs((("querybased", ("paper", "fixed_size", "controlled")),
                                       ("groundhog", ("paper", "controlled"))), ("gnmax",)),
+    "traces_paper": _traces,
 }
 #: archives committed at another profile than ``large``: the GroundHog ablation runs at 200 shadow
 #: models per world (``resolvable``: a fix that stops a perfect attack is resolved, ceiling 3.05
-#: against 0), a fifth of the ~35 core-hours it would take at the paper's 1,000
-ARCHIVE_PROFILES = {"audit_ablation_groundhog_large": "resolvable"}
+#: against 0), a fifth of the ~35 core-hours it would take at the paper's 1,000; the traces run at
+#: the trace profile ``paper`` (the authors' sizes; trace profiles are smoke / book / paper)
+ARCHIVE_PROFILES = {"audit_ablation_groundhog_large": "resolvable", "traces_paper": "paper"}
 #: archives that save after every setting and resume from what an earlier session saved
 RESUMABLE = ("utility_large", "audit_querybased_large", "audit_querybased_controlled_large", "audit_groundhog_large",
              "audit_querybased_fixed_size_large", "audit_corrected_large", "audit_gnmax_large", "utility_gnmax_large", "utility_sweep_large", "utility_tables_large",

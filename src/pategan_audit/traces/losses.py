@@ -29,6 +29,7 @@ from .fitting import TraceRun, call_with, fit_traced
 from .profiles import LOSS_EPSILONS, LOSS_IMPLEMENTATIONS, TRACE_DATASET, TRACE_DELTA, TRACE_NUM_TEACHERS
 
 __all__ = [
+    "run_iterations",
     "TeacherLossRecorder",
     "loss_run",
     "loss_frame",
@@ -139,6 +140,14 @@ def loss_table(jobs: Sequence[dict], results: Sequence[dict]) -> pd.DataFrame:
     frames = [loss_frame(res["cross_entropy"], implementation=job["implementation"], seed=job["seed"],
                          epsilon=job["epsilon"]) for job, res in zip(jobs, results)]
     return pd.concat(frames, ignore_index=True)
+
+
+def run_iterations(losses: pd.DataFrame, seed: int | None = None) -> pd.Series:
+    """Iterations each run took (its last recorded iteration), per implementation for one
+    ``seed``, or per (implementation, seed) with ``seed=None``."""
+    if seed is None:
+        return losses.groupby(["implementation", "seed"])["iteration"].max()
+    return losses[losses.seed == seed].groupby("implementation")["iteration"].max()
 
 
 def loss_lines(losses: pd.DataFrame, *, definition: str = "paper") -> pd.DataFrame:

@@ -29,6 +29,7 @@ from .fitting import TraceRun, fit_traced
 from .profiles import MOMENT_ACCOUNTANTS, TABLE_ACCOUNTANTS, TRACE_DATASET, TRACE_DELTA, TRACE_NUM_MOMENTS, TRACE_NUM_TEACHERS
 
 __all__ = [
+    "last_moments",
     "VoteStream",
     "record_vote_stream",
     "vote_histogram",
@@ -167,6 +168,11 @@ def moment_curves(
         frames.append(pd.DataFrame({"lam": stream.lam, "accountant": kind, "iteration": it.ravel(), "moment": ll.ravel(),
                                     "alpha": alpha[1:].ravel(), "epsilon": eps.ravel()}))
     return pd.concat(frames, ignore_index=True)
+
+
+def last_moments(moments: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`moment_curves` at the last iteration."""
+    return moments[moments.iteration == moments.iteration.max()]
 
 
 def final_epsilons(

@@ -67,3 +67,18 @@ def test_notebook_definition_changes_the_others_line(tmp_path):
     paper, notebook = make_page(tmp_path), make_page(tmp_path, loss_definition="notebook")
     assert "(notebook definition, orange)" in losses.figure3(notebook)[2].markdown
     assert not losses.levels(paper)["others (paper), first"].equals(losses.levels(paper)["others (notebook), first"])
+
+
+def test_archive_records_hold_the_scorecard_rows_and_every_runs_iterations(page):
+    results = page.results
+    results.settings["seed"] = 0
+    rec = scorecard.archive_records(results, page.profile)
+    card = rec[rec.part == "scorecard"]
+    assert card[["table", "row", "column", "ours"]].to_dict("records") == [
+        {k: r[k] for k in ("table", "row", "column", "ours")} for r in scorecard.scorecard_rows(page)]
+    its = rec[rec.part == "iterations"].set_index(["row", "column"])["ours"]
+    # fake runs: seed 0 records iterations 1..4, seed 1 records 1..3 (smoke cap 10: both spent the budget)
+    assert its[("updated", "seed 0")] == 4 and its[("updated", "seed 1")] == 3 and len(its) == 2 * len(LOSS_IMPLEMENTATIONS)
+    assert set(rec[rec.part == "iterations"]["runs"]) == {"budget spent"}
+    fig3 = card[card.table == "figure3"]
+    assert len(fig3) and fig3["runs"].str.contains("its 2 runs took 3-4").all()

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ... import reference
 from ...plotting import traces as trace_plots
-from ..losses import loss_lines
+from ..losses import loss_lines, run_iterations
 from ..profiles import LOSS_IMPLEMENTATIONS
 from ...pages.blocks import Block, SaveFigure, ShowFigure, Text, table
 from .context import TracesPage
@@ -28,7 +28,7 @@ def figure3(page: TracesPage) -> list[Block]:
 
 def iterations(page: TracesPage) -> pd.Series:
     """Iterations of the page's own run per implementation."""
-    return page.first_losses().groupby("implementation")["iteration"].max()
+    return run_iterations(page.results.losses, page.seed)
 
 
 def iterations_table(page: TracesPage) -> list[Block]:

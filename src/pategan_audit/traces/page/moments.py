@@ -7,6 +7,7 @@ import pandas as pd
 
 from ... import reference
 from ...plotting import traces as trace_plots
+from ..moments import last_moments
 from ..profiles import MOMENT_ACCOUNTANTS
 from ...pages.blocks import Block, Glue, SaveFigure, ShowFigure, Text, table
 from .context import TracesPage
@@ -32,8 +33,7 @@ def figure4(page: TracesPage) -> list[Block]:
 
 def last_iteration(page: TracesPage) -> pd.DataFrame:
     """The moment curves at the last iteration."""
-    moments = page.results.moments
-    return moments[moments.iteration == moments.iteration.max()]
+    return last_moments(page.results.moments)
 
 
 def first_moment(page: TracesPage) -> pd.DataFrame:

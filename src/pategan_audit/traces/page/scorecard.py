@@ -1,35 +1,47 @@
 """The training-traces page's scorecard entries, only where this profile's run is comparable with
 the paper's (``ganev2025elusive`` §6.1): Figure 2's counts of the fixed partitions (synthcity's only
 if its run stopped before the cap), Figure 3's iterations of runs that stopped on their own, and
-Figure 4's first moments with the full 1,000 iterations."""
+Figure 4's first moments with the full 1,000 iterations. The same rows, computed at the authors'
+run sizes, are the ``traces_paper`` archive (:func:`archive_records`)."""
 from __future__ import annotations
+
+import pandas as pd
 
 from ... import reference
 from ...pages.blocks import Block, Print, scorecard
+from ..losses import run_iterations
+from ..moments import last_moments
+from ..profiles import TraceProfile
+from ..suite import TraceResults
 from .context import TracesPage
-from .losses import iterations
-from .moments import last_iteration
 
-__all__ = ["FIGURE2_PRESETS", "scorecard_rows", "scorecard_entries"]
+__all__ = ["FIGURE2_PRESETS", "rows_of", "scorecard_rows", "scorecard_entries", "archive_records"]
 
 #: the presets of Figure 2 (original and turing have no teachers)
 FIGURE2_PRESETS = ("updated", "synthcity", "borealis", "smartnoise")
 
 
-def scorecard_rows(page: TracesPage) -> list[dict]:
-    prof, seed, rows = page.profile, page.seed, []
-    seen = page.results.seen
+def rows_of(results: TraceResults, profile: TraceProfile, seed: int) -> list[dict]:
+    """Scorecard rows of ``results`` (run at ``profile``, Figures 2-4 with ``seed``). Figure 3's
+    rows say how many iterations the same preset's other runs took (Figure 11's seeds)."""
+    rows: list[dict] = []
+    seen = results.seen
     for r in seen[seen.implementation.isin(list(FIGURE2_PRESETS))].itertuples():
-        if r.implementation != "synthcity" or r.iterations < prof.seen_max_iter:  # fixed partitions: any length
+        if r.implementation != "synthcity" or r.iterations < profile.seen_max_iter:  # fixed partitions: any length
             for part in ("only", "shared"):
                 rows.append({"table": "figure2", "row": r.implementation, "column": f"teacher {r.teacher} {part}",
                              "ours": float(getattr(r, part)), "runs": f"1 run, seed {seed}, {r.iterations} iterations"})
     ref = reference.trace_iterations_reference().set_index("implementation")
-    for name, n in iterations(page).items():
-        if name in ref.index and n < prof.loss_max_iter:
-            rows.append({"table": "figure3", "row": name, "column": "iterations", "ours": float(n), "runs": f"1 run, seed {seed}"})
-    if prof.moment_iterations == 1000:
-        last = last_iteration(page)
+    every = run_iterations(results.losses)
+    for name, n in run_iterations(results.losses, seed).items():
+        if name in ref.index and n < profile.loss_max_iter:
+            others = every.loc[name]
+            spread = (f"; its {len(others)} runs took {others.min()}-{others.max()} (cap {profile.loss_max_iter:,})"
+                      if len(others) > 1 else "")
+            rows.append({"table": "figure3", "row": name, "column": "iterations", "ours": float(n),
+                         "runs": f"1 run, seed {seed}{spread}"})
+    if profile.moment_iterations == 1000:
+        last = last_moments(results.moments)
         for name in FIGURE2_PRESETS:
             v = last[(last.moment == 1) & (last.lam == 1.0) & (last.accountant == name)].epsilon.iloc[0]
             rows.append({"table": "figure4", "row": name, "column": "e1 after 1000 iterations", "ours": float(v),
@@ -37,7 +49,25 @@ def scorecard_rows(page: TracesPage) -> list[dict]:
     return rows
 
 
+def scorecard_rows(page: TracesPage) -> list[dict]:
+    """:func:`rows_of` the page's traces."""
+    return rows_of(page.results, page.profile, page.seed)
+
+
 def scorecard_entries(page: TracesPage) -> list[Block]:
     """The rows (nothing written without any) and how many there are."""
     rows = scorecard_rows(page)
     return [scorecard(rows), Print(f"{len(rows)} scorecard entries written")]
+
+
+def archive_records(results: TraceResults, profile: TraceProfile) -> pd.DataFrame:
+    """The records of the ``traces_paper`` archive: the scorecard rows (``part`` "scorecard") and
+    the iterations of every Figure 3/11 run (``part`` "iterations": ``row`` the preset, ``column``
+    "seed s", ``ours`` its iterations, ``runs`` whether the cap stopped it)."""
+    card = pd.DataFrame(rows_of(results, profile, results.settings["seed"])).assign(part="scorecard")
+    its = run_iterations(results.losses)
+    runs = pd.DataFrame({"table": "", "row": its.index.get_level_values(0), "ours": its.to_numpy().astype(float),
+                         "column": [f"seed {s}" for s in its.index.get_level_values(1)],
+                         "runs": ["cap" if n >= profile.loss_max_iter else "budget spent" for n in its],
+                         "part": "iterations"})
+    return pd.concat([card, runs], ignore_index=True)[["part", "table", "row", "column", "ours", "runs"]]

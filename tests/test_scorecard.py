@@ -516,3 +516,20 @@ def test_collect_archived_reads_credit_tables_8_and_9_from_the_tables_archive(tm
     assert got.loc[("table7", "credit", "auroc"), "ours"] == pytest.approx(0.9)
     card = scorecard.build(got.reset_index())
     assert card.loc[card["ours"].notna(), "paper"].notna().all()
+
+
+def test_collect_archived_reads_the_traces_scorecard_rows_only(tmp_path):
+    """traces_paper gives Figures 2-4 at the authors' run sizes; its per-run iteration rows are
+    not scorecard cells."""
+    records = pd.DataFrame([
+        {"part": "scorecard", "table": "figure3", "row": "updated", "column": "iterations", "ours": 150.0, "runs": "1 run, seed 0"},
+        {"part": "scorecard", "table": "figure4", "row": "borealis", "column": "e1 after 1000 iterations",
+         "ours": 4000.0, "runs": "1 smartnoise run, seed 0"},  # the paper: ≈ 320k
+        {"part": "iterations", "table": "", "row": "updated", "column": "seed 1", "ours": 47.0, "runs": "budget spent"}])
+    write_archive("traces_paper", records, {"profile": "paper"}, directory=tmp_path)
+    got = scorecard.collect_archived(tmp_path).set_index(["table", "row", "column"])
+    assert list(got.index) == [("figure3", "updated", "iterations"), ("figure4", "borealis", "e1 after 1000 iterations")]
+    assert (got["profile"] == "paper").all() and (got["section"] == "training_traces").all()
+    card = scorecard.build(got.reset_index()).set_index(["table", "row"])
+    assert card.loc[("figure3", "updated"), "verdict"] == "reproduced"  # 150 against 158: within 25 %
+    assert card.loc[("figure4", "borealis"), "verdict"] == "differs"

@@ -567,7 +567,8 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
     (:func:`best_of_n_intervals`): Table 4 (AUROC, AUPRC),
     Tables 5 and 10 and the ε = 1 points of Figures 1, 8, 9 (Epileptic), Table 7 / Setting A
     from ``utility_large``; Table 4's Credit and ISOLET rows, Tables 8 and 9 (Credit) and their
-    Setting A from ``utility_tables_large`` (:data:`UTILITY_TABLE_ARCHIVES`); the other ε of Figures 1, 8, 9 from ``utility_sweep_large``; Figure 5's ε_emp (Clopper-Pearson) and Figure 12's (Bayesian) in the
+    Setting A from ``utility_tables_large`` (:data:`UTILITY_TABLE_ARCHIVES`); the other ε of Figures 1, 8, 9 from ``utility_sweep_large``; Figures 2, 3 and 4 from
+    ``traces_paper``; Figure 5's ε_emp (Clopper-Pearson) and Figure 12's (Bayesian) in the
     paper channel with their spread from the audit archives. Empty if no archive is present."""
     from .archive import read_archive
     from .classifiers import CLASSIFIERS, MAJORITY
@@ -601,6 +602,11 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
                   & (rec["epsilon"].astype(float) != 1.0)]
         rows += [{**r, "section": "utility", "profile": sweep.meta["profile"]}
                  for r in _best_of_n_rows(rec, sweep.meta.get("runs", ""), tables=False)]
+    traces = read_archive("traces_paper", directory=directory)
+    if traces is not None:  # Figures 2-4 at the authors' run sizes
+        card = traces.records[traces.records["part"] == "scorecard"]
+        rows += [{**r, "section": "training_traces", "profile": traces.meta["profile"]}
+                 for r in card[["table", "row", "column", "ours", "runs"]].to_dict("records")]
     from .auditing import verdicts
 
     audit = verdicts.paper_scale_records(directory=directory)

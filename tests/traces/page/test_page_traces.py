@@ -82,3 +82,26 @@ def test_archive_records_hold_the_scorecard_rows_and_every_runs_iterations(page)
     assert set(rec[rec.part == "iterations"]["runs"]) == {"budget spent"}
     fig3 = card[card.table == "figure3"]
     assert len(fig3) and fig3["runs"].str.contains("its 2 runs took 3-4").all()
+
+
+def test_archived_iterations_spread_beside_the_papers_run(page):
+    from pategan_audit.archive import Archive
+    from pategan_audit.pages.blocks import SaveTable
+
+    page.results.settings["seed"] = 0
+    records = scorecard.archive_records(page.results, page.profile)
+    save, show, caption = losses.archived_iterations(Archive("traces_paper", records, {"profile": "smoke"}))
+    assert isinstance(save, SaveTable) and save.name == "figure3_iterations_archived"
+    got = save.frame
+    assert list(got.index) == list(LOSS_IMPLEMENTATIONS)
+    assert got.loc["updated", ["runs", "stopped by the budget", "fewest", "most"]].tolist() == [2, 2, 3, 4]
+    assert got.loc["updated", "paper (one run)"] == 158 and pd.isna(got.loc["corrected", "paper (one run)"])
+    assert "traces_paper" in caption.markdown
+
+
+def test_archived_iterations_without_the_archive_says_how_to_compute_it(monkeypatch):
+    import pategan_audit.archive as A
+
+    monkeypatch.setattr(A, "read_archive", lambda name, **kw: None)
+    (note,) = losses.archived_iterations()
+    assert "python -m pategan_audit.archive traces_paper" in note.markdown

@@ -9,10 +9,10 @@ from ... import reference
 from ...plotting import traces as trace_plots
 from ..losses import loss_lines, run_iterations
 from ..profiles import LOSS_IMPLEMENTATIONS
-from ...pages.blocks import Block, SaveFigure, ShowFigure, Text, table
+from ...pages.blocks import Block, SaveFigure, ShowFigure, Text, archive_missing, table
 from .context import TracesPage
 
-__all__ = ["figure3", "iterations", "iterations_table", "first_and_last", "levels", "levels_table", "figure11"]
+__all__ = ["figure3", "iterations", "iterations_table", "ARCHIVE", "archived_iterations", "first_and_last", "levels", "levels_table", "figure11"]
 
 
 def figure3(page: TracesPage) -> list[Block]:
@@ -39,6 +39,32 @@ def iterations_table(page: TracesPage) -> list[Block]:
     out = out.join(ref[["iterations", "epsilon", "lam", "note"]].rename(columns={"iterations": "iterations (paper)"}))
     out["iterations (paper)"] = out["iterations (paper)"].astype("Int64")
     return table("figure3_iterations", out)
+
+
+#: the archive of the traces at the authors' run sizes (:mod:`pategan_audit.archive`)
+ARCHIVE = "traces_paper"
+
+
+def archived_iterations(archive=None) -> list[Block]:
+    """The iterations of every Figure 3/11 run at the authors' run sizes (``traces_paper``: ten
+    runs per preset to the 1,000-iteration cap), their spread beside the authors' one run.
+    ``archive``: an :class:`pategan_audit.archive.Archive` (default: the committed one)."""
+    if archive is None:
+        from ...archive import read_archive
+
+        archive = read_archive(ARCHIVE)
+    if archive is None:
+        return [archive_missing(ARCHIVE, "about an hour of one core")]
+    its = archive.records[archive.records["part"] == "iterations"]
+    by = its.groupby("row", sort=False)
+    out = pd.DataFrame({"runs": by.size(), "stopped by the budget": by["runs"].apply(lambda r: int((r == "budget spent").sum())),
+                        "fewest": by["ours"].min(), "median": by["ours"].median(), "most": by["ours"].max()})
+    out.index.name = "implementation"
+    ref = reference.trace_iterations_reference().set_index("implementation")["iterations"]
+    out["paper (one run)"] = ref.reindex(out.index).astype("Int64")
+    out = out.reindex([n for n in LOSS_IMPLEMENTATIONS if n in out.index])
+    return [*table("figure3_iterations_archived", out.astype({c: "int64" for c in ("fewest", "most")})),
+            Text(f"**Iterations of every run at the authors' sizes.** {archive.caption()}.")]
 
 
 def first_and_last(page: TracesPage, definition: str) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -105,3 +105,13 @@ def test_archived_iterations_without_the_archive_says_how_to_compute_it(monkeypa
     monkeypatch.setattr(A, "read_archive", lambda name, **kw: None)
     (note,) = losses.archived_iterations()
     assert "python -m pategan_audit.archive traces_paper" in note.markdown
+
+
+def test_figure3_compares_capped_runs_only_at_the_authors_cap(page, monkeypatch):
+    from pategan_audit.traces.profiles import TraceProfile
+
+    capped = TraceProfile("capped", seen_max_iter=4, loss_max_iter=4, loss_runs=2, moment_iterations=40)
+    fig3 = lambda: {r["row"] for r in scorecard.rows_of(page.results, capped, 0) if r["table"] == "figure3"}  # noqa: E731
+    assert fig3() == set()  # seed 0's fake runs reach iteration 4 = this cap: not comparable below the authors' cap
+    monkeypatch.setattr(scorecard, "AUTHORS_CAP", 4)
+    assert fig3() == {"updated", "synthcity", "borealis", "smartnoise"}  # at the authors' cap: all comparable

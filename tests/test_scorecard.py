@@ -533,3 +533,11 @@ def test_collect_archived_reads_the_traces_scorecard_rows_only(tmp_path):
     card = scorecard.build(got.reset_index()).set_index(["table", "row"])
     assert card.loc[("figure3", "updated"), "verdict"] == "reproduced"  # 150 against 158: within 25 %
     assert card.loc[("figure4", "borealis"), "verdict"] == "differs"
+
+
+def test_collect_data_gives_table7_counts_for_every_dataset():
+    got = scorecard.collect_data().set_index(["table", "row", "column"])["ours"]
+    assert set(got.index.get_level_values(0)) == {"table7"}
+    assert got[("table7", "cervical_cancer", "N")] == 858 and got[("table7", "cervical_cancer", "d")] == 29
+    card = scorecard.build(scorecard.collect_data()).set_index(["table", "row", "column"])
+    assert card.loc[("table7", "cervical_cancer", "N"), "verdict"] == "reproduced"

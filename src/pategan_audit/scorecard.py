@@ -4,8 +4,9 @@ with ours, the difference, a tolerance from the spread of that statistic, and a 
 Paper values come from :mod:`pategan_audit.reference`; ours from the ``scorecard.csv`` files
 the section notebooks write through :meth:`pategan_audit.report.Section.scorecard`
 (columns ``table, row, column, ours`` and optionally ``runs``, ``ceiling``, ``interval_lo``,
-``interval_hi``), from the presets' code (:func:`collect_code`: Tables 2 and 3) and from the
-committed archives (:func:`collect_archived`). All use the same keys: ``table`` (e.g.
+``interval_hi``), from the presets' code (:func:`collect_code`: Tables 2 and 3), from the bundled
+data (:func:`collect_data`: Table 7's counts) and from the committed archives
+(:func:`collect_archived`). All use the same keys: ``table`` (e.g.
 ``"table4"``, ``"figure5"``), ``row`` and ``column`` as in the reference tables. Rows that are
 functions of other rows (Table 6's non-conditional column = Table 4's original column; the
 AUROC-Δ rows of Tables 1, 6 and 12) are derived by :func:`derive` when all their inputs are present.
@@ -30,7 +31,7 @@ import pandas as pd
 from . import reference as R
 from .archive import UTILITY_TABLE_ARCHIVES
 
-__all__ = ["RULES", "TOLERANCES", "VERDICTS", "EXPLANATIONS", "paper_numbers", "collect_ours", "collect_code",
+__all__ = ["RULES", "TOLERANCES", "VERDICTS", "EXPLANATIONS", "paper_numbers", "collect_ours", "collect_code", "collect_data",
            "collect_archived", "derive", "build", "summary", "verdict_counts", "rules_table", "not_compared", "OURS_COLUMNS",
            "Rule", "Z90", "BASE_RATES", "metric_of", "at_chance", "tolerance", "verdict", "best_of_n_intervals",
            "COUNT_COLUMNS", "Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPERIMENTS_DIR", "NOT_DIAGNOSED", "aliases",
@@ -558,6 +559,16 @@ def collect_code() -> pd.DataFrame:
                 rows.append({"table": "table3", "row": impl, "column": param, "ours": float(v),
                              "runs": "each preset's configuration as released (no training)"})
     out = pd.DataFrame(rows).assign(section="implementations", profile="any")
+    return out.reindex(columns=OURS_COLUMNS)
+
+
+def collect_data() -> pd.DataFrame:
+    """Our values of Table 7's dataset counts (N, d, imbalance), computed from the bundled data
+    without training (:func:`pategan_audit.pages.implementations.table7`): the same at every
+    scale, so the archived scorecard takes them as the book's does."""
+    from .pages.implementations import scorecard_rows, table7
+
+    out = pd.DataFrame(scorecard_rows(table7())).assign(section="implementations", profile="any")
     return out.reindex(columns=OURS_COLUMNS)
 
 

@@ -402,3 +402,26 @@ def test_calibration_channels_put_the_null_generator_in_both_games_controlled_ch
     gh = rec[rec["attack"] == "groundhog"].groupby("channel")["outputs_digest"].first()
     assert gh["paper"] == gh["controlled"]
     assert "controlled channel" in got.meta["runs"]
+
+
+def test_variants_cells_meet_each_datasets_table4_protocol():
+    from pategan_audit.archive import VARIANTS_ADABOOST, VARIANTS_TABLES, variants_cells
+    from pategan_audit.utility.profiles import teacher_sweep_k
+
+    cells = variants_cells("large")
+    by = {}
+    for c in cells:
+        by.setdefault(c.dataset, []).append(c)
+    assert list(by) == ["cervical_cancer", "epileptic_seizure", "credit", "isolet"]
+    for d, part in by.items():
+        assert {(c.n_models, c.n_tables) for c in part} == {VARIANTS_TABLES[d]}
+        assert {c.adaboost for c in part} == {VARIANTS_ADABOOST[d]}
+        assert {c.max_iter for c in part} == {2_000 if d == "epileptic_seizure" else 10_000}
+        assert [c.implementation for c in part if c.overrides == (("conditional", True),)] == ["original"]
+        assert sorted(c.implementation for c in part if c.overrides == (("hyperparameters", "paper"),)) == sorted(
+            ("original", "updated", "synthcity", "turing", "borealis", "smartnoise"))
+    sweep = [c for c in by["epileptic_seizure"] if not c.overrides]
+    assert [c.num_teachers for c in sweep[::4]] == [teacher_sweep_k(r) for r in (5000, 1000, 500, 100, 50)]
+    assert {c.implementation for c in sweep} == {"updated", "synthcity", "borealis", "smartnoise"}
+    assert len(cells) == 4 * 7 + 20
+    assert [c.dataset for c in variants_cells("smoke")] == ["cervical_cancer"] * 2

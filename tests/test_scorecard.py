@@ -541,3 +541,35 @@ def test_collect_data_gives_table7_counts_for_every_dataset():
     assert got[("table7", "cervical_cancer", "N")] == 858 and got[("table7", "cervical_cancer", "d")] == 29
     card = scorecard.build(scorecard.collect_data()).set_index(["table", "row", "column"])
     assert card.loc[("table7", "cervical_cancer", "N"), "verdict"] == "reproduced"
+
+
+def test_collect_archived_reads_tables_6_11_12_from_the_variants_archive(tmp_path):
+    """utility_variants_large: the conditional original is Table 6's "conditional", [49]'s
+    hyperparameters Table 12's "<preset> P", the Epileptic default cells with k teachers Table
+    11's N/r (k = 9: "N/1000 (sweep)"); Table 11's "N/1000" is derived from Table 4's cell."""
+    rec = _utility_records()
+    rec = rec[rec["implementation"] != "real"]
+    parts = [rec.assign(implementation="original", variant="conditional=True", cell="c"),
+             rec.assign(variant="hyperparameters=paper", cell="p"),
+             rec.assign(dataset="epileptic_seizure", num_teachers=184, cell="t184"),
+             rec.assign(dataset="epileptic_seizure", num_teachers=9, cell="t9", auroc=rec["auroc"] - 0.1),
+             rec.assign(dataset="epileptic_seizure", num_teachers=7, cell="t7")]  # no Table 11 column: left out
+    write_archive("utility_variants_large", pd.concat(parts, ignore_index=True), {"profile": "large", "runs": "1 x 2"},
+                  directory=tmp_path)
+    got = scorecard.collect_archived(tmp_path).set_index(["table", "row", "column"])
+    best = 0.8 + 0.01 * 5.5  # the better table per classifier, averaged
+    assert sorted(got.index) == [("table11", "updated", "N/1000 (sweep)"), ("table11", "updated", "N/50"),
+                                 ("table12", "cervical_cancer", "updated P"), ("table6", "cervical_cancer", "conditional")]
+    assert got.loc[("table6", "cervical_cancer", "conditional"), "ours"] == pytest.approx(best)
+    assert got.loc[("table11", "updated", "N/1000 (sweep)"), "ours"] == pytest.approx(best - 0.1)
+    assert (got["interval_lo"] <= got["ours"] + 1e-9).all() and (got["ours"] <= got["interval_hi"] + 1e-9).all()
+    card = scorecard.build(got.reset_index()).set_index(["table", "row", "column"])
+    assert card.loc[("table11", "updated", "N/50"), "paper"] == 0.6170
+
+
+def test_derive_takes_table11s_n1000_from_table4s_epileptic_cell():
+    ours = pd.DataFrame([{"table": "table4", "row": "epileptic_seizure", "column": "borealis", "ours": 0.61,
+                          "runs": "2 x 2", "interval_lo": 0.55, "interval_hi": 0.66}])
+    got = scorecard.derive(ours).set_index(["table", "row", "column"])
+    assert got.loc[("table11", "borealis", "N/1000"), ["ours", "interval_lo", "interval_hi"]].tolist() == [0.61, 0.55, 0.66]
+    assert ("table11", "original", "N/1000") not in got.index  # original is not in Table 11

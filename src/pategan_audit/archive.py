@@ -62,6 +62,11 @@ the book build never recomputes them. The archives are defined (:data:`ARCHIVES`
 ``audit_targets_large``
     The GroundHog target selection at the paper's scale: 64 candidates, 100 + 100 ``original``
     models each (1,000 iterations), resumable per pair of candidates.
+``utility_variants_large``
+    Tables 6, 11 and 12 at ε = 1: original in its conditional mode, the six presets with [49]'s
+    hyperparameters, the four PATE presets at Table 11's teacher counts on Epileptic; each dataset
+    at its Table 4 archive's protocol, so each variant meets its default at one protocol; resumable
+    per cell, Cervical first.
 ``traces_paper``
     The training traces of §6.1 at the authors' sizes (trace profile ``paper``: Figure 2's runs
     and Figure 3's to the 1,000-iteration cap, ten Figure 11 runs per preset, Figure 4's two
@@ -581,6 +586,53 @@ def tables_cells(profile_name: str):
     return [dataclasses.replace(c, adaboost=TABLES_ADABOOST) for c in cells]
 
 
+#: Tables 6, 11 and 12 (issue 13): each dataset at its archived Table 4 protocol, so that a variant
+#: and the default it is compared with (Table 4's cell: Table 6's non-conditional column, Table 12's
+#: D, Table 11's N/1000) are one protocol; cheapest dataset first
+VARIANTS_DATASETS = ("cervical_cancer", "epileptic_seizure", "credit", "isolet")
+#: best of M x S and AdaBoost per dataset: those of its Table 4 cell (``utility_large`` for Cervical
+#: and Epileptic, ``utility_tables_large`` for Credit and ISOLET)
+VARIANTS_TABLES = {"cervical_cancer": (5, 5), "epileptic_seizure": (2, 2), **TABLES_TABLES}
+VARIANTS_ADABOOST = {"cervical_cancer": ARCHIVE_ADABOOST, "epileptic_seizure": ARCHIVE_ADABOOST,
+                     **{d: TABLES_ADABOOST for d in TABLES_DATASETS}}
+#: Table 11's ratios N/r, fewest teachers first (k = 2, 9, 18, 92, 184 on the paper's N = 9,200): the
+#: cost of a PATE iteration grows with k
+VARIANTS_TEACHER_RATIOS = (5000, 1000, 500, 100, 50)
+VARIANTS_DESCRIPTION = ("archived run (ε = 1): Table 6's conditional original, Table 12's [49] hyperparameters (P) "
+                        "for the six presets, Table 11's teacher counts on Epileptic; each dataset at its Table 4 "
+                        "archive's protocol (Cervical best of 5 × 5 at 10,000 iterations, Epileptic 2 × 2 at 2,000, "
+                        "Credit 3 × 3 and ISOLET 2 × 2 at 10,000; full training splits)")
+
+
+def variants_cells(profile_name: str):
+    """The variant cells of Tables 6, 11 and 12 at ε = 1 on :data:`VARIANTS_DATASETS`, each dataset
+    with its Table 4 archive's M x S (:data:`VARIANTS_TABLES`), cap and AdaBoost
+    (:data:`VARIANTS_ADABOOST`): per dataset original in its conditional mode (Table 6), the six
+    presets with [49]'s hyperparameters (Table 12's P), and on Epileptic the four PATE presets at
+    each of Table 11's teacher counts (:data:`VARIANTS_TEACHER_RATIOS`; the column "N/1000" of Table
+    11 is Table 4's cell, "N/1000 (sweep)" the sweep's own k = 9). Cheapest preset first per dataset,
+    the teacher sweep last. The smoke profile: Cervical, one table each, original conditional and
+    smartnoise P."""
+    from . import utility as U
+
+    profile = U.get_profile(profile_name)
+    smoke = profile_name == "smoke"
+    cells = []
+    for d in ("cervical_cancer",) if smoke else VARIANTS_DATASETS:
+        presets = ("smartnoise",) if smoke else tuple(sorted(U.PAPER_IMPLEMENTATIONS, key=_SWEEP_COST_ORDER.index))
+        part = [*U.conditional_cells(profile, datasets=(d,)),
+                *[c for impl in presets for c in U.hyperparameter_cells(profile, implementations=(impl,), datasets=(d,))]]
+        if d == "epileptic_seizure":
+            sweep = dataclasses.replace(profile, teacher_ratios=VARIANTS_TEACHER_RATIOS,
+                                        teacher_max_iter=profile.max_iter_for(d))
+            part += U.teacher_sweep_cells(sweep, implementations=tuple(
+                sorted(U.TEACHER_SWEEP_IMPLEMENTATIONS, key=_SWEEP_COST_ORDER.index)))
+        m, s = (1, 1) if smoke else VARIANTS_TABLES[d]
+        cells += [dataclasses.replace(c, n_models=m, n_tables=s, adaboost=VARIANTS_ADABOOST.get(d, ARCHIVE_ADABOOST))
+                  for c in part]
+    return cells
+
+
 def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta: dict | None = None,
                    description: str | None = None) -> Callable[..., tuple[pd.DataFrame, dict]]:
     """A utility archive of the cells ``cells_of(profile)`` (generator cells and Setting A cells),
@@ -695,6 +747,11 @@ ARCHIVES: dict[str, Callable[[str, int | None, str | None], tuple[pd.DataFrame, 
                                           ("groundhog", ("paper", "controlled"))), ("corrected",)),
     "audit_gnmax_large": _audit_runs((("querybased", ("paper", "fixed_size", "controlled")),
                                       ("groundhog", ("paper", "controlled"))), ("gnmax",)),
+    "utility_variants_large": _utility_cells(
+        variants_cells, "Tables 6, 11 and 12: original conditional, [49]'s hyperparameters, teacher counts; ε = 1",
+        description=VARIANTS_DESCRIPTION,
+        adaboost_meta={"adaboost": f"per dataset as its Table 4 archive: {ARCHIVE_ADABOOST} on Cervical and "
+                                   f"Epileptic, {TABLES_ADABOOST} on Credit and ISOLET"}),
     "traces_paper": _traces,
 }
 #: archives committed at another profile than ``large``: the GroundHog ablation runs at 200 shadow
@@ -705,7 +762,7 @@ ARCHIVE_PROFILES = {"audit_ablation_groundhog_large": "resolvable", "traces_pape
 #: archives that save after every setting and resume from what an earlier session saved
 RESUMABLE = ("utility_large", "audit_querybased_large", "audit_querybased_controlled_large", "audit_groundhog_large",
              "audit_querybased_fixed_size_large", "audit_corrected_large", "audit_gnmax_large", "utility_gnmax_large", "utility_sweep_large", "utility_tables_large",
-             "audit_ablation_querybased_large", "audit_ablation_groundhog_large", "audit_targets_large")
+             "utility_variants_large", "audit_ablation_querybased_large", "audit_ablation_groundhog_large", "audit_targets_large")
 
 
 def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = None, backend: str | None = None,

@@ -578,8 +578,8 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
     (:func:`best_of_n_intervals`): Table 4 (AUROC, AUPRC),
     Tables 5 and 10 and the ε = 1 points of Figures 1, 8, 9 (Epileptic), Table 7 / Setting A
     from ``utility_large``; Table 4's Credit and ISOLET rows, Tables 8 and 9 (Credit) and their
-    Setting A from ``utility_tables_large`` (:data:`UTILITY_TABLE_ARCHIVES`); the other ε of Figures 1, 8, 9 from ``utility_sweep_large``; Figures 2, 3 and 4 from
-    ``traces_paper``; Figure 5's ε_emp (Clopper-Pearson) and Figure 12's (Bayesian) in the
+    Setting A from ``utility_tables_large`` (:data:`UTILITY_TABLE_ARCHIVES`); the other ε of Figures 1, 8, 9 from ``utility_sweep_large``; Tables 6's conditional column, 11 and 12's P
+    columns from ``utility_variants_large``; Figures 2, 3 and 4 from ``traces_paper``; Figure 5's ε_emp (Clopper-Pearson) and Figure 12's (Bayesian) in the
     paper channel with their spread from the audit archives. Empty if no archive is present."""
     from .archive import read_archive
     from .classifiers import CLASSIFIERS, MAJORITY
@@ -613,6 +613,10 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
                   & (rec["epsilon"].astype(float) != 1.0)]
         rows += [{**r, "section": "utility", "profile": sweep.meta["profile"]}
                  for r in _best_of_n_rows(rec, sweep.meta.get("runs", ""), tables=False)]
+    variants = read_archive("utility_variants_large", directory=directory)
+    if variants is not None:  # Tables 6, 11 and 12's variant cells
+        rows += [{**r, "section": "utility", "profile": variants.meta["profile"]}
+                 for r in _variant_rows(variants.records, variants.meta.get("runs", ""))]
     traces = read_archive("traces_paper", directory=directory)
     if traces is not None:  # Figures 2-4 at the authors' run sizes
         card = traces.records[traces.records["part"] == "scorecard"]
@@ -686,6 +690,43 @@ def _best_of_n_rows(synth: pd.DataFrame, runs: str, *, tables: bool) -> list[dic
     return rows
 
 
+#: a variant cell's table by its ``variant`` label (:func:`pategan_audit.utility.cells.variant_label`)
+_VARIANT_TABLES = {"conditional=True": "table6", "hyperparameters=paper": "table12"}
+
+
+def _variant_rows(records: pd.DataFrame, runs: str) -> list[dict]:
+    """Scorecard rows of ``utility_variants_large``'s best-of-n cells (Table 4's AUROC statistic),
+    each with its bootstrap interval: Table 6's "conditional" column (row = dataset), Table 12's
+    "<preset> P" (row = dataset) and, from the default-variant Epileptic cells with an explicit
+    teacher count, Table 11's "N/r" column (row = preset; k = 9 is "N/1000 (sweep)", since Table
+    11's "N/1000" is Table 4's cell, :func:`derive`)."""
+    from .utility import best_of_n
+    from .utility.profiles import teacher_sweep_k
+
+    synth = records[records["implementation"].isin(R.IMPLEMENTATIONS)]
+    if synth.empty:
+        return []
+    keys = ["dataset", "implementation", "epsilon", "num_teachers", "variant"]
+    ci = best_of_n_intervals(synth, keys=keys).set_index([*keys, "metric", "classifier"])[["lo", "hi"]]
+    teachers = {teacher_sweep_k(int(c.removeprefix("N/"))): c for c in R.TEACHER_SWEEP_COLUMNS}
+    teachers[teacher_sweep_k(1000)] = "N/1000 (sweep)"
+    rows: list[dict] = []
+    for _, r in best_of_n(synth).iterrows():
+        variant, ds, impl = str(r["variant"]), r["dataset"], r["implementation"]
+        if variant in _VARIANT_TABLES:
+            table = _VARIANT_TABLES[variant]
+            row, column = ds, "conditional" if table == "table6" else f"{impl} P"
+        elif variant == "default" and ds == "epileptic_seizure" and int(r["num_teachers"]) in teachers:
+            table, row, column = "table11", impl, teachers[int(r["num_teachers"])]
+        else:
+            continue
+        k = (ds, impl, r["epsilon"], r["num_teachers"], r["variant"], "auroc", R.AVERAGE)
+        lo, hi = (float(ci.loc[k, "lo"]), float(ci.loc[k, "hi"])) if k in ci.index else (np.nan, np.nan)
+        rows.append({"table": table, "row": row, "column": column, "ours": float(r["auroc"]), "runs": runs,
+                     "interval_lo": lo, "interval_hi": hi})
+    return rows
+
+
 def _delta(observed, reference) -> float:
     from .utility import mean_auroc_delta
 
@@ -695,7 +736,8 @@ def _delta(observed, reference) -> float:
 
 def derive(ours: pd.DataFrame) -> pd.DataFrame:
     """``ours`` plus the rows that are functions of its other rows, where absent: Table 6's
-    non-conditional column (= Table 4's original column, the same runs), and the AUROC-Δ rows of
+    non-conditional column (= Table 4's original column, the same runs), Table 11's "N/1000"
+    column (= Table 4's Epileptic cells, as the paper prints them), and the AUROC-Δ rows of
     Tables 1 and 6 (against [49]) and 12 (P against D) once all four datasets are present (a
     mean over fewer datasets is not the paper's statistic). Table 12's D columns are Table 4's
     runs too (each preset's defaults with §5's overrides; the paper prints the same numbers in
@@ -726,6 +768,11 @@ def derive(ours: pd.DataFrame) -> pd.DataFrame:
             if ("table4", ds, impl) in val:
                 put("table12", ds, f"{impl} D", val[("table4", ds, impl)],
                     f"= Table 4's {impl} ({runs.get(('table4', ds, impl), '')})", ("table4", ds, impl))
+    for impl in R.table11(wide=True).index:  # Table 11's N/1000 is Table 4's Epileptic cell (the main run)
+        if ("table4", "epileptic_seizure", impl) in val:
+            put("table11", impl, "N/1000", val[("table4", "epileptic_seizure", impl)],
+                f"= Table 4's Epileptic {impl} ({runs.get(('table4', 'epileptic_seizure', impl), '')})",
+                ("table4", "epileptic_seizure", impl))
     paper49 = R.table4(wide=True)[R.PAPER49]
     for impl in R.IMPLEMENTATIONS:
         obs = [val.get(("table4", ds, impl)) for ds in R.DATASETS]

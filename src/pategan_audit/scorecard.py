@@ -31,7 +31,7 @@ import pandas as pd
 from . import reference as R
 from .archive import UTILITY_TABLE_ARCHIVES
 
-__all__ = ["RULES", "TOLERANCES", "VERDICTS", "EXPLANATIONS", "paper_numbers", "collect_ours", "collect_code", "collect_data",
+__all__ = ["RULES", "TOLERANCES", "VERDICTS", "EXPLANATIONS", "paper_numbers", "collect_ours", "collect_code", "collect_data", "variant_rows",
            "collect_archived", "derive", "build", "summary", "verdict_counts", "rules_table", "not_compared", "OURS_COLUMNS",
            "Rule", "Z90", "BASE_RATES", "metric_of", "at_chance", "tolerance", "verdict", "best_of_n_intervals",
            "COUNT_COLUMNS", "Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPERIMENTS_DIR", "NOT_DIAGNOSED", "aliases",
@@ -616,7 +616,7 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
     variants = read_archive("utility_variants_large", directory=directory)
     if variants is not None:  # Tables 6, 11 and 12's variant cells
         rows += [{**r, "section": "utility", "profile": variants.meta["profile"]}
-                 for r in _variant_rows(variants.records, variants.meta.get("runs", ""))]
+                 for r in variant_rows(variants.records, variants.meta.get("runs", ""))]
     traces = read_archive("traces_paper", directory=directory)
     if traces is not None:  # Figures 2-4 at the authors' run sizes
         card = traces.records[traces.records["part"] == "scorecard"]
@@ -694,7 +694,7 @@ def _best_of_n_rows(synth: pd.DataFrame, runs: str, *, tables: bool) -> list[dic
 _VARIANT_TABLES = {"conditional=True": "table6", "hyperparameters=paper": "table12"}
 
 
-def _variant_rows(records: pd.DataFrame, runs: str) -> list[dict]:
+def variant_rows(records: pd.DataFrame, runs: str) -> list[dict]:
     """Scorecard rows of ``utility_variants_large``'s best-of-n cells (Table 4's AUROC statistic),
     each with its bootstrap interval: Table 6's "conditional" column (row = dataset), Table 12's
     "<preset> P" (row = dataset) and, from the default-variant Epileptic cells with an explicit

@@ -11,6 +11,7 @@ module                      builders                                            
 ``per_classifier``          ``per_classifier_tables``                               Tables 5, 8, 9, 10
 ``sweeps``                  ``sweep_figures``, ``not_trained``, ``figure10``        Figures 1, 6-10
 ``ablations``               ``table11``, ``table6``, ``table12``                    Tables 6, 11, 12
+``variants_large``          ``variants_large``                                      Tables 6, 11, 12 (archive)
 ``spread``                  ``intervals``, ``interval``, ``attach``                 (scorecard intervals)
 ==========================  ======================================================  =====================
 
@@ -18,8 +19,8 @@ Each builder takes the :class:`UtilityPage` and returns blocks (:mod:`pategan_au
 ``page.show(blocks)`` writes them under ``results/utility/`` and displays them. Every best-of-n
 scorecard row carries the 90 % bootstrap interval of its cell (``spread``; NaN for one table).
 """
-from . import ablations, large, per_classifier, setting_a, spread, sweeps, table4
+from . import ablations, large, per_classifier, setting_a, spread, sweeps, table4, variants_large
 from .context import UtilityPage, page_cells, run_page, settings
 
 __all__ = ["UtilityPage", "ablations", "large", "page_cells", "per_classifier", "run_page", "settings", "setting_a",
-           "spread", "sweeps", "table4"]
+           "spread", "sweeps", "table4", "variants_large"]

@@ -38,8 +38,8 @@ def rows_of(results: TraceResults, profile: TraceProfile, seed: int) -> list[dic
     for name, n in run_iterations(results.losses, seed).items():
         if name in ref.index and (n < profile.loss_max_iter or profile.loss_max_iter == AUTHORS_CAP):
             others = every.loc[name]
-            spread = (f"; its {len(others)} runs took {others.min()}-{others.max()} (cap {profile.loss_max_iter:,})"
-                      if len(others) > 1 else "")
+            took = f"{others.min():,}" if others.min() == others.max() else f"{others.min():,}-{others.max():,}"
+            spread = (f"; its {len(others)} runs took {took} (cap {profile.loss_max_iter:,})" if len(others) > 1 else "")
             rows.append({"table": "figure3", "row": name, "column": "iterations", "ours": float(n),
                          "runs": f"1 run, seed {seed}{spread}"})
     if profile.moment_iterations == 1000:

@@ -449,8 +449,8 @@ def _traces(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple
     results = compute_traces(profile, epsilon=1.0, seed=0, options=RunOptions(n_jobs=n_jobs, backend=backend))
     records = archive_records(results, profile)
     return records, {"profile": profile.name, "profile_knobs": asdict(profile),
-                     "profile_description": f"the training traces of §6.1 at trace profile {profile.name}"
-                                            + (" (the authors' run sizes)" if profile.name == "paper" else ""),
+                     "profile_description": "the training traces of §6.1 at the authors' run sizes"
+                                            if profile.name == "paper" else "the training traces of §6.1, reduced",
                      "runs": (f"Figure 2: one run per preset to the {profile.seen_max_iter:,}-iteration cap; "
                               f"Figures 3/11: {profile.loss_runs} runs per preset to {profile.loss_max_iter:,}; "
                               f"Figure 4: {profile.moment_iterations:,} iterations of one vote stream per λ; "

@@ -95,7 +95,7 @@ def test_archived_iterations_spread_beside_the_papers_run(page):
     got = save.frame
     assert list(got.index) == list(LOSS_IMPLEMENTATIONS)
     assert got.loc["updated", ["runs", "stopped by the budget", "fewest", "most"]].tolist() == [2, 2, 3, 4]
-    assert got.loc["updated", "paper (one run)"] == 158 and pd.isna(got.loc["corrected", "paper (one run)"])
+    assert got.loc["updated", "paper (one run)"] == "158" and got.loc["corrected", "paper (one run)"] == "—"
     assert "traces_paper" in caption.markdown
 
 

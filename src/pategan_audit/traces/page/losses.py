@@ -61,7 +61,7 @@ def archived_iterations(archive=None) -> list[Block]:
                         "fewest": by["ours"].min(), "median": by["ours"].median(), "most": by["ours"].max()})
     out.index.name = "implementation"
     ref = reference.trace_iterations_reference().set_index("implementation")["iterations"]
-    out["paper (one run)"] = ref.reindex(out.index).astype("Int64")
+    out["paper (one run)"] = ref.reindex(out.index).map(lambda v: "—" if pd.isna(v) else f"{int(v):,}")
     out = out.reindex([n for n in LOSS_IMPLEMENTATIONS if n in out.index])
     return [*table("figure3_iterations_archived", out.astype({c: "int64" for c in ("fewest", "most")})),
             Text(f"**Iterations of every run at the authors' sizes.** {archive.caption()}.")]

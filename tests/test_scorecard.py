@@ -510,7 +510,11 @@ def test_collect_archived_reads_credit_tables_8_and_9_from_the_tables_archive(tm
     assert got.loc[("table4", "credit", "updated"), "ours"] == pytest.approx(0.8 + 0.01 * 5.5)
     assert got.loc[("table4", "cervical_cancer", "updated"), "ours"] == pytest.approx(0.8 + 0.01 * 5.5)
     t8 = got.xs("table8", level="table")
-    assert len(t8) == 12 and t8.loc[("LogisticRegression", "updated"), "ours"] == pytest.approx(0.8)
+    assert len(t8) == 13 and t8.loc[("LogisticRegression", "updated"), "ours"] == pytest.approx(0.8)
+    # the "Average" rows are Table 4's cells, with their interval
+    assert got.loc[("table8", "average", "updated"), "ours"] == got.loc[("table4", "credit", "updated"), "ours"]
+    assert got.loc[("table9", "average", "updated"), "ours"] == got.loc[("table4_auprc", "credit", "updated"), "ours"]
+    assert got.loc[("table8", "average", "updated"), "interval_lo"] == got.loc[("table4", "credit", "updated"), "interval_lo"]
     assert got.loc[("table9", "GBM", "updated"), "ours"] == pytest.approx(0.4)
     assert "table5" not in set(got.index.get_level_values("table"))
     assert got.loc[("table7", "credit", "auroc"), "ours"] == pytest.approx(0.9)

@@ -538,7 +538,7 @@ def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None
     4's cell (``classifier`` = the dataset, Table 4's row); written to ``out`` atomically unless None."""
     from pategan_audit import reference as R
     from pategan_audit.archive import UTILITY_TABLE_ARCHIVES, read_archive
-    from pategan_audit.scorecard import PER_CLASSIFIER_TABLES
+    from pategan_audit.reference import PER_CLASSIFIER_TABLES
     from pategan_audit.utility.aggregate import best_of_n
 
     archive = next(a.records for a in map(read_archive, UTILITY_TABLE_ARCHIVES)

@@ -474,18 +474,23 @@ def diagnoses_table() -> pd.DataFrame:
 def aliases(key: tuple[str, str, str]) -> list[tuple[str, str, str]]:
     """The other scorecard keys under which the paper prints the same runs as ``key``
     (:func:`derive`, :func:`_best_of_n_rows`): Table 4's cell is Table 12's "D" column, Table 6's
-    non-conditional column (original) and, on Epileptic, Figure 1's ε = 1 point (AUROC) or
-    Figure 9's (AUPRC)."""
+    non-conditional column (original), the "Average" row of the dataset's per-classifier table
+    (:data:`pategan_audit.reference.PER_CLASSIFIER_TABLES`; AUPRC: Tables 9 and 10) and, on
+    Epileptic, Table 11's "N/1000" and Figure 1's ε = 1 point (AUROC) or Figure 9's (AUPRC)."""
     table, row, column = key
     out = []
+    metric = {"table4": "auroc", "table4_auprc": "auprc"}.get(table)
     if table == "table4":
         out.append(("table12", row, f"{column} D"))
         if column == "original":
             out.append(("table6", row, "non_conditional"))
         if row == "epileptic_seizure":
             out.append(("figure1", column, "auroc eps=1"))
+            if column in R.table11(wide=True).index:
+                out.append(("table11", column, "N/1000"))
     if table == "table4_auprc" and row == "epileptic_seizure":
         out.append(("figure9", column, "auprc eps=1"))
+    out += [(t, R.AVERAGE, column) for t, m in R.PER_CLASSIFIER_TABLES.get(row, ()) if m == metric]
     return out
 
 

@@ -644,16 +644,13 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=OURS_COLUMNS)
 
 
-#: the per-classifier tables of a dataset at ε = 1: (table, metric)
-PER_CLASSIFIER_TABLES = {"epileptic_seizure": (("table5", "auroc"), ("table10", "auprc")),
-                         "credit": (("table8", "auroc"), ("table9", "auprc"))}
 
 
 def _best_of_n_rows(synth: pd.DataFrame, runs: str, *, tables: bool) -> list[dict]:
     """Scorecard rows of best-of-n utility records (:func:`collect_archived`), each with its
     bootstrap interval: the Epileptic points of Figures 1 (AUROC), 9 (AUPRC) and 8 (mean ± SE) at
     each ε of ``synth``; with ``tables`` (ε = 1 records) also Table 4 (both metrics) and the
-    per-classifier tables (:data:`PER_CLASSIFIER_TABLES`: 5 and 10 on Epileptic, 8 and 9 on Credit),
+    per-classifier tables (:data:`pategan_audit.reference.PER_CLASSIFIER_TABLES`: 5 and 10 on Epileptic, 8 and 9 on Credit),
     their "Average" row included (the mean over the classifiers: Table 4's cell)."""
     from .utility import CELL_KEYS, best_of_n, best_per_classifier, mean_se
 
@@ -674,14 +671,14 @@ def _best_of_n_rows(synth: pd.DataFrame, runs: str, *, tables: bool) -> list[dic
         if tables:
             add("table4", ds, impl, r["auroc"], r, "auroc", R.AVERAGE)
             add("table4_auprc", ds, impl, r["auprc"], r, "auprc", R.AVERAGE)
-            for table, metric in PER_CLASSIFIER_TABLES.get(ds, ()):  # their "Average" row is Table 4's cell
+            for table, metric in R.PER_CLASSIFIER_TABLES.get(ds, ()):  # their "Average" row is Table 4's cell
                 add(table, R.AVERAGE, impl, r[metric], r, metric, R.AVERAGE)
         if ds == "epileptic_seizure" and not pd.isna(r["auroc"]):
             add("figure1", impl, f"auroc eps={eps:g}", r["auroc"], r, "auroc", R.AVERAGE)
             add("figure9", impl, f"auprc eps={eps:g}", r["auprc"], r, "auprc", R.AVERAGE)
     if tables:
         for _, r in best_per_classifier(synth).iterrows():
-            for table, metric in PER_CLASSIFIER_TABLES.get(r["dataset"], ()):
+            for table, metric in R.PER_CLASSIFIER_TABLES.get(r["dataset"], ()):
                 add(table, r["classifier"], r["implementation"], r[metric], r, metric, r["classifier"])
     ep = synth[synth["dataset"] == "epileptic_seizure"]
     if len(ep):
@@ -704,15 +701,14 @@ def variant_rows(records: pd.DataFrame, runs: str) -> list[dict]:
     teacher count, Table 11's "N/r" column (row = preset; k = 9 is "N/1000 (sweep)", since Table
     11's "N/1000" is Table 4's cell, :func:`derive`)."""
     from .utility import best_of_n
-    from .utility.profiles import teacher_sweep_k
 
     synth = records[records["implementation"].isin(R.IMPLEMENTATIONS)]
     if synth.empty:
         return []
     keys = ["dataset", "implementation", "epsilon", "num_teachers", "variant"]
     ci = best_of_n_intervals(synth, keys=keys).set_index([*keys, "metric", "classifier"])[["lo", "hi"]]
-    teachers = {teacher_sweep_k(int(c.removeprefix("N/"))): c for c in R.TEACHER_SWEEP_COLUMNS}
-    teachers[teacher_sweep_k(1000)] = "N/1000 (sweep)"
+    teachers = {k: c for c, k in R.TEACHER_SWEEP_K.items()}
+    teachers[R.TEACHER_SWEEP_K["N/1000"]] = "N/1000 (sweep)"
     rows: list[dict] = []
     for _, r in best_of_n(synth).iterrows():
         variant, ds, impl = str(r["variant"]), r["dataset"], r["implementation"]

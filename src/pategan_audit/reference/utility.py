@@ -237,6 +237,12 @@ def table9(*, wide: bool = False) -> pd.DataFrame:
     return _out(df, wide)
 
 
+#: the per-classifier tables of a dataset at ε = 1, (table, metric) each: Tables 5 and 10 on Epileptic,
+#: 8 and 9 on Credit; each one's "Average" row is the dataset's Table 4 cell (AUROC) or AUPRC cell
+PER_CLASSIFIER_TABLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "epileptic_seizure": (("table5", "auroc"), ("table10", "auprc")),
+    "credit": (("table8", "auroc"), ("table9", "auprc"))}
+
 TEACHER_SWEEP_COLUMNS: tuple[str, ...] = ("N/50", "N/100", "N/500", "N/1000", "N/5000")
 TEACHER_SWEEP_K: dict[str, int] = {"N/50": 184, "N/100": 92, "N/500": 18, "N/1000": 9, "N/5000": 2}
 

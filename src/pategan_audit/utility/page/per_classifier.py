@@ -17,9 +17,9 @@ from .setting_a import scores as setting_a_scores
 
 __all__ = ["TABLES", "per_classifier_table", "per_classifier_tables"]
 
-#: (table, dataset, metric) in the page's order.
-TABLES = (("table5", EPILEPTIC, "auroc"), ("table10", EPILEPTIC, "auprc"), ("table8", CREDIT, "auroc"),
-          ("table9", CREDIT, "auprc"))
+#: (table, dataset, metric) in the page's order: Epileptic's, then Credit's.
+TABLES = tuple((table, dataset, metric) for dataset in (EPILEPTIC, CREDIT)
+               for table, metric in reference.PER_CLASSIFIER_TABLES[dataset])
 
 
 def per_classifier_table(page: UtilityPage, name: str, dataset: str, metric: str) -> list[Block]:

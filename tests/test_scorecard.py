@@ -580,3 +580,20 @@ def test_derive_takes_table11s_n1000_from_table4s_epileptic_cell():
     got = scorecard.derive(ours).set_index(["table", "row", "column"])
     assert got.loc[("table11", "borealis", "N/1000"), ["ours", "interval_lo", "interval_hi"]].tolist() == [0.61, 0.55, 0.66]
     assert ("table11", "original", "N/1000") not in got.index  # original is not in Table 11
+
+
+def test_a_delta_row_takes_its_status_from_the_cells_it_is_computed_from():
+    """Table 1's Δ of a preset differs because Table 4's cells do: explained when all of its
+    differing cells are, 'unexplained: tried' when they are diagnosed but not all explained, not
+    diagnosed while one of them is."""
+    def card(statuses):
+        rows = [{"table": "table4", "row": d, "column": "smartnoise", "verdict": "differs", "status": st,
+                 "explanation": ""} for d, st in zip(R.DATASETS, statuses)]
+        rows.append({"table": "table1", "row": R.DELTA_ROW, "column": "smartnoise", "verdict": "differs",
+                     "status": scorecard.NOT_DIAGNOSED, "explanation": ""})
+        return scorecard._delta_statuses(pd.DataFrame(rows)).iloc[-1]
+
+    assert card(["explained"] * 4)["status"] == "explained"
+    assert "table4 credit smartnoise" in card(["explained"] * 4)["explanation"]
+    assert card(["explained", "unexplained: tried x", "explained", "explained"])["status"].startswith("unexplained: tried")
+    assert card(["explained", scorecard.NOT_DIAGNOSED, "explained", "explained"])["status"] == scorecard.NOT_DIAGNOSED

@@ -793,6 +793,40 @@ def derive(ours: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([ours, add.reindex(columns=ours.columns)], ignore_index=True)
 
 
+def delta_components(table: str, column: str) -> list[tuple[str, str, str]]:
+    """The cells an AUROC-Δ row of :func:`derive` is computed from: Table 1's (column = preset)
+    Table 4's four datasets; Table 6's its column on the four datasets; Table 12's ("<preset> P")
+    P and D on the four datasets."""
+    if table == "table1":
+        return [("table4", d, column) for d in R.DATASETS]
+    if table == "table6":
+        return [("table6", d, column) for d in R.DATASETS]
+    if table == "table12":
+        preset = column.rsplit(" ", 1)[0]
+        return [("table12", d, f"{preset} {h}") for d in R.DATASETS for h in ("P", "D")]
+    return []
+
+
+def _delta_statuses(card: pd.DataFrame) -> pd.DataFrame:
+    """A differing AUROC-Δ row nobody diagnosed takes its status from the cells it is a function of
+    (:func:`delta_components`): "explained" when every differing component is; "unexplained:
+    tried" naming the components when none is undiagnosed; else it stays not diagnosed."""
+    by_key = card.set_index(["table", "row", "column"])
+    statuses, explanations = list(card["status"]), list(card["explanation"])
+    for i, (t, r, c, v) in enumerate(zip(card["table"], card["row"], card["column"], card["verdict"])):
+        if r != R.DELTA_ROW or v != "differs" or statuses[i] != NOT_DIAGNOSED:
+            continue
+        parts = [k for k in delta_components(t, c) if k in by_key.index and by_key.loc[k, "verdict"] == "differs"]
+        own = [str(by_key.loc[k, "status"]) for k in parts]
+        names = ", ".join(f"{k[0]} {k[1]} {k[2]}" for k in parts)
+        if parts and all(st == "explained" for st in own):
+            statuses[i] = "explained"
+            explanations[i] = f"a function of its cells; those that differ are explained: {names} (see their rows)"
+        elif parts and NOT_DIAGNOSED not in own:
+            statuses[i] = f"unexplained: tried the cells it is computed from, which differ: {names} (see their rows)"
+    return card.assign(status=statuses, explanation=explanations)
+
+
 def _explanation(table: str, row: str, column: str) -> str:
     if (table, row, column) in EXPLANATIONS:
         return EXPLANATIONS[(table, row, column)]
@@ -822,6 +856,7 @@ def build(ours: pd.DataFrame) -> pd.DataFrame:
     card["verdict"] = [verdict(r, limit=t) for (_, r), (t, _) in zip(card.iterrows(), tol)]
     card["explanation"] = [_explanation(*k) for k in zip(card["table"], card["row"], card["column"])]
     card["status"] = [status(t, r, c, v) for t, r, c, v in zip(card["table"], card["row"], card["column"], card["verdict"])]
+    card = _delta_statuses(card)
     return card[["table", "row", "column", "paper", "ours", "difference", "tolerance", "verdict", "status",
                  "explanation", "rule", "interval_lo", "interval_hi", "profile", "runs", "provenance"]]
 

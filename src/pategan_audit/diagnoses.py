@@ -387,9 +387,11 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
                    "per_classifier_borealis_smartnoise": "per_classifier_best_of_n(presets=('borealis', 'smartnoise'))",
                    "per_classifier_original_10k": "original_epileptic_long()",
                    "per_classifier_adaboost": "adaboost_samme_r()"}
-    # per_classifier_credit_<preset>.csv: that preset's Credit cell drawn again
+    # per_classifier_<dataset>_<preset>.csv: that preset's Credit or ISOLET cell drawn again at the archive's M x S
     experiments.update({f"per_classifier_credit_{p}": f"per_classifier_best_of_n(presets=('{p}',), dataset='credit')"
                         for p in R.IMPLEMENTATIONS})
+    experiments.update({f"per_classifier_isolet_{p}": f"per_classifier_best_of_n(presets=('{p}',), dataset='isolet', "
+                                                      "n_models=2, n_tables=2)" for p in R.IMPLEMENTATIONS})
     for path in map(Path, paths):
         if not path.exists():
             continue

@@ -271,6 +271,34 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                  "0.3394, 0.9762 / 0.7060, 0.8183 / 0.3287; per-table means 0.52, 0.78, 0.54; archive (seed 0) "
                  "0.7559 / 0.3128; paper 0.9330",
     ),
+    # --- Table 12: [49]'s hyperparameters (P) on Cervical (utility_variants_large)
+    Diagnosis(
+        key=("table12", "cervical_cancer", "original P"),
+        cause="not settled: with [49]'s hyperparameters most of original's models emit one label class (3-4 "
+              "of 5 in every draw), which caps best-of-25 near 0.7; the paper's 0.853 needs most models to "
+              "keep both classes",
+        status="unexplained: tried three more draws at the protocol (best-of-25 0.6594, 0.7270, 0.6915; the "
+               "archive 0.6370): all below the paper's 0.8531, with 3-4 of 5 models single-class in each",
+        experiment=f"{_T4}::hyperparameter_draws(presets=('original', 'updated', 'synthcity'), seeds=(1, 2, 3))",
+        measured="master seeds 1-3: 0.6594 / 0.7270 / 0.6915 (single-class tables 80 %, 68 %, 80 %); archive "
+                 "(seed 0) 0.6370; paper 0.8531",
+    ),
+    *(Diagnosis(
+        key=("table12", "cervical_cancer", f"{preset} P"),
+        cause="not settled: with [49]'s hyperparameters the tables are at chance (per-table mean AUROC ~0.5) and "
+              "best-of-25 of chance tables is ~0.8 on Cervical's 172 test rows; the paper's value is what best "
+              f"of {n} such tables gives, while its smartnoise and borealis P values match best of 25",
+        status=f"unexplained: tried three more draws at the protocol ({draws}): all above the paper's {paper}; "
+               f"the archive's own best-of-n: {curve}",
+        experiment=f"{_T4}::hyperparameter_draws(presets=('original', 'updated', 'synthcity'), seeds=(1, 2, 3))",
+        measured=f"best-of-25 at master seeds 1-3: {draws}; per-table means {means}; archive (seed 0) best of 1 / "
+                 f"2 / 4 / 9 / 25 (best_of_n_curve): {curve}; paper {paper}",
+    ) for preset, n, draws, means, curve, paper in (
+        ("updated", "2-3", "0.8352, 0.8178, 0.8553", "0.51, 0.48, 0.54", "0.560 / 0.618 / 0.719 / 0.781 / 0.848",
+         "0.6581"),
+        ("synthcity", "3-4", "0.8259, 0.7821, 0.8086", "0.49, 0.51, 0.50", "0.486 / 0.600 / 0.698 / 0.770 / 0.846",
+         "0.6867"),
+    )),
     # --- Figure 4: the first moment after 1,000 iterations of one vote stream (traces_paper)
     *(Diagnosis(
         key=("figure4", preset, "e1 after 1000 iterations"),

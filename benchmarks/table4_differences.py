@@ -181,6 +181,11 @@ two cores were busy with an archive job, load average 3.3-4.2; this job ran at `
     0.846, smartnoise 0.487 / 0.571 / 0.637 / 0.699 / 0.757 (paper 0.7699), borealis 0.489 / 0.562
     / 0.632 / 0.692 / 0.768 (paper 0.8140).
 
+``original_conditional_epileptic_long`` (Table 6, Epileptic, the conditional original at the paper's
+    10,000 iterations, 1 x 2; 1,248 s wall beside four other jobs): best of 1 / 2 0.6247 / 0.6336,
+    per-table mean 0.6273 (sd 0.0037), against the archive's 0.6224 (2,000 iterations, best of 4)
+    and the paper's 0.7029: the cap does not explain it.
+
 ``original_conditional`` (Table 6, Cervical): the conditional original drawn again at master seeds
     1-3, best of 5 x 5 at the protocol, through the archive's pipeline. Measured 2026-11-25 (944 s
     wall, load 3.6 -> 5.8 beside three other jobs): best-of-25 0.8336, 0.9762, 0.8183 (per-table

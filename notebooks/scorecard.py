@@ -130,7 +130,9 @@ card.drop(columns=["profile", "runs", "interval_lo", "interval_hi"]).set_index([
 # Tables 5 and 10 and Setting A on Cervical Cancer (exactly the paper's protocol) and Epileptic
 # Seizure (full data, 2,000-iteration cap, best of 4); Table 4's Credit row with Tables 8 and 9
 # (bundled 20 % split, best of 9) and its ISOLET row (best of 2 × 2); the ε sweeps of Figures 1,
-# 8 and 9; Figures 2-4 at the authors' trace sizes (`traces_paper`); and the audits with the
+# 8 and 9; Tables 6, 11 and 12's variants (`utility_variants_large`: the conditional original,
+# [49]'s hyperparameters, the teacher counts); Figures 2-4 at the authors' trace sizes
+# (`traces_paper`); and the audits with the
 # paper's 1,000 shadow models per world (Figure 5, and Figure 12 where the paper's value is
 # implied). Tables 2 and 3 (the presets' code) and Table 7's dataset counts (the bundled data)
 # are the same at every scale. Here every
@@ -149,7 +151,7 @@ else:
     card_large = card_large[card_large["ours"].notna()]
     atomic_write_text(root / "scorecard_archived.csv", card_large.to_csv(index=False))
     counts_large = card_large["verdict"].value_counts()
-    display(Markdown(f"**{len(card_large)} numbers** from the archives: "
+    display(Markdown(f"**{len(card_large)} numbers** from the archives, the presets' code and the bundled data: "
                      + ", ".join(f"{v} {k}" for k, v in counts_large.items()) + "."))
     display(scorecard.verdict_counts(card_large))
     display(card_large.dropna(subset=["runs"])[["table", "profile", "runs"]].drop_duplicates().set_index("table"))

@@ -425,3 +425,22 @@ def test_variants_cells_meet_each_datasets_table4_protocol():
     assert {c.implementation for c in sweep} == {"updated", "synthcity", "borealis", "smartnoise"}
     assert len(cells) == 4 * 7 + 20
     assert [c.dataset for c in variants_cells("smoke")] == ["cervical_cancer"] * 2
+
+
+def test_mnist_cells_state_one_reduced_protocol_for_figure10():
+    from pategan_audit.archive import ALL_PRESETS, MNIST_MAX_ITER, MNIST_SUBSAMPLE, MNIST_TABLES, mnist_cells
+    from pategan_audit.classifiers import MULTICLASS_CLASSIFIERS
+    from pategan_audit.utility import EPSILON_GRID, SettingACell
+
+    cells = mnist_cells("large")
+    assert isinstance(cells[0], SettingACell) and cells[0].subsample == MNIST_SUBSAMPLE
+    main = cells[1:]
+    assert len(main) == len(ALL_PRESETS) * len(EPSILON_GRID) == 56
+    assert {(c.implementation, c.epsilon) for c in main} == {(i, e) for i in ALL_PRESETS for e in EPSILON_GRID}
+    assert {(c.dataset, c.subsample, c.max_iter, (c.n_models, c.n_tables)) for c in main} == {
+        ("mnist", MNIST_SUBSAMPLE, MNIST_MAX_ITER, MNIST_TABLES)}
+    assert {c.classifiers for c in cells} == {MULTICLASS_CLASSIFIERS}
+    # cheapest preset first, every ε of a preset together, synthcity last
+    assert main[0].implementation == "corrected" and main[-1].implementation == "synthcity"
+    assert [c.epsilon for c in main[:len(EPSILON_GRID)]] == list(EPSILON_GRID)
+    assert len(mnist_cells("smoke")) == 5

@@ -322,7 +322,13 @@ def best_of_n_intervals(records: pd.DataFrame, *, level: float = 0.9, n_boot: in
     tables and their mean. One row per (cell, metric, classifier) with ``classifier = "average"``
     for the 12-classifier mean; columns ``lo``, ``hi``, ``n_models``, ``n_tables``. A cell with a
     single table has no interval (NaN). Each cell draws from its own stream (``seed`` and the
-    cell's key), so its interval does not depend on the other cells or the order of the records."""
+    cell's key), so its interval does not depend on the other cells or the order of the records.
+
+    The interval is the bootstrap distribution's ``level`` percentile range shifted so that its
+    median sits on the observed best-of-n: a bootstrap of a maximum is biased low (a resample
+    repeats tables, so its best never exceeds the observed one), and the raw percentile range can
+    end below the number it belongs to. The shift keeps the width, which is all a verdict uses
+    (:func:`tolerance`), and puts the observed number inside its interval."""
     from .classifiers import MAJORITY
 
     rec = records[(records["implementation"] != "real") & (records["classifier"] != MAJORITY)]
@@ -339,6 +345,10 @@ def best_of_n_intervals(records: pd.DataFrame, *, level: float = 0.9, n_boot: in
                     .reindex(pd.MultiIndex.from_product([models, tables], names=["model", "table"]))
                     .reindex(columns=classifiers).to_numpy().reshape(len(models), len(tables), len(classifiers)))
             total = int(np.isfinite(cube).any(axis=2).sum())
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN classifiers (untrained models) give NaN
+                observed = np.nanmax(cube.reshape(-1, len(classifiers)), axis=0)
+                observed = np.append(observed, np.nanmean(observed))
             if total < 2:
                 stats = None
             else:
@@ -356,7 +366,11 @@ def best_of_n_intervals(records: pd.DataFrame, *, level: float = 0.9, n_boot: in
                         warnings.simplefilter("ignore", RuntimeWarning)
                         vals = stats[:, j] if clf != R.AVERAGE else np.nanmean(stats, axis=1)
                     vals = vals[np.isfinite(vals)]
-                    lo, hi = (float(np.quantile(vals, tail)), float(np.quantile(vals, 1 - tail))) if len(vals) else (np.nan, np.nan)
+                    if len(vals) and np.isfinite(observed[j]):
+                        q_lo, q_mid, q_hi = np.quantile(vals, [tail, 0.5, 1 - tail])
+                        lo, hi = float(observed[j] - (q_mid - q_lo)), float(observed[j] + (q_hi - q_mid))
+                    else:
+                        lo = hi = float("nan")
                 out.append({**dict(zip(keys, cell)), "metric": metric, "classifier": clf, "lo": lo, "hi": hi,
                             "n_models": len(models), "n_tables": int(n_tables.sum())})
     return pd.DataFrame(out)

@@ -12,6 +12,7 @@ module                      builders                                            
 ``sweeps``                  ``sweep_figures``, ``not_trained``, ``figure10``        Figures 1, 6-10
 ``ablations``               ``table11``, ``table6``, ``table12``                    Tables 6, 11, 12
 ``variants_large``          ``variants_large``                                      Tables 6, 11, 12 (archive)
+``mnist_large``             ``figure10_large``                                      Figure 10 (archive)
 ``spread``                  ``intervals``, ``interval``, ``attach``                 (scorecard intervals)
 ==========================  ======================================================  =====================
 
@@ -19,8 +20,8 @@ Each builder takes the :class:`UtilityPage` and returns blocks (:mod:`pategan_au
 ``page.show(blocks)`` writes them under ``results/utility/`` and displays them. Every best-of-n
 scorecard row carries the 90 % bootstrap interval of its cell (``spread``; NaN for one table).
 """
-from . import ablations, large, per_classifier, setting_a, spread, sweeps, table4, variants_large
+from . import ablations, large, mnist_large, per_classifier, setting_a, spread, sweeps, table4, variants_large
 from .context import UtilityPage, page_cells, run_page, settings
 
-__all__ = ["UtilityPage", "ablations", "large", "page_cells", "per_classifier", "run_page", "settings", "setting_a",
+__all__ = ["UtilityPage", "ablations", "large", "mnist_large", "page_cells", "per_classifier", "run_page", "settings", "setting_a",
            "spread", "sweeps", "table4", "variants_large"]

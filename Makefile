@@ -58,6 +58,7 @@ archives: $(STAMP)
 	$(BIN)/python -m pategan_audit.archive audit_targets_large --n-jobs 2
 	$(BIN)/python -m pategan_audit.archive audit_ablation_groundhog_large --n-jobs 2
 	$(BIN)/python -m pategan_audit.archive utility_variants_large --n-jobs 2
+	$(BIN)/python -m pategan_audit.archive utility_mnist_large --n-jobs 2
 	$(BIN)/python -m pategan_audit.archive traces_paper --n-jobs 2
 
 clean-book:

@@ -14,7 +14,8 @@ def _records(implementation, epsilon, scores, *, status="ok"):
     return pd.DataFrame([{"cell": f"{implementation}/{epsilon}", "dataset": "mnist", "implementation": implementation,
                           "epsilon": epsilon, "num_teachers": 6, "variant": "default", "model": 0, "table": t,
                           "classifier": c, "auroc": s + (0.1 if c == "RandomForest" else 0.0), "auprc": 0.2,
-                          "status": status} for t, s in enumerate(scores) for c in MULTICLASS_CLASSIFIERS])
+                          "status": status, "iterations": 400, "max_iter": 500}
+                         for t, s in enumerate(scores) for c in MULTICLASS_CLASSIFIERS])
 
 
 def _archive(records, **meta):
@@ -42,6 +43,15 @@ def test_page_draws_the_figure_states_the_scale_and_the_progress():
     assert save.name == "figure10_large_values" and save.frame.loc["corrected", 1.0] == pytest.approx(0.75)
     assert "2 of 57 cells done" in blocks[-1].markdown and "no scorecard rows" in blocks[-1].markdown
     assert "0.9500 on the same rows" in blocks[-1].markdown
+    assert "ε ended every training" in blocks[-1].markdown  # 400 iterations under the cap of 500
+
+
+def test_caption_names_the_points_the_iteration_cap_holds():
+    rec = pd.concat([_records("real", np.nan, [0.9]), _records("smartnoise", 5.0, [0.5, 0.7]),
+                     _records("smartnoise", 10.0, [0.5, 0.7])], ignore_index=True)
+    rec["iterations"], rec["max_iter"] = 500, 500
+    blocks = mnist_large.figure10_large(_archive(rec, complete=True))
+    assert "ε = 5: smartnoise; ε = 10: smartnoise" in blocks[-1].markdown
 
 
 def test_without_preset_cells_the_page_says_so():

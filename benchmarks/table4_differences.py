@@ -565,12 +565,12 @@ def best_of_n_at_cap(implementation: str, *, dataset: str = "epileptic_seizure",
     classifier's best-of-n (Tables 5 and 10)."""
     from pategan_audit.utility import aggregate
     from pategan_audit.utility.cells import UtilityCell
-    from pategan_audit.utility.run import evaluate_cell
+    from pategan_audit.utility.run import run_cell
 
     _torch_one_thread()
     cell = UtilityCell(dataset, implementation, 1.0, n_models=n_models, n_tables=n_tables, max_iter=max_iter,
                        seed=seed, overrides=overrides, **KNOBS)
-    res = evaluate_cell(cell)
+    res = run_cell(cell)  # through the result cache: a run that fails after its fits resumes from them
     order = res[["model", "table"]].drop_duplicates().reset_index(drop=True)
     out = []
     for n in range(1, len(order) + 1):
@@ -619,6 +619,25 @@ def original_conditional_epileptic_long(*, n_models: int = 1, n_tables: int = 2,
                             overrides={"conditional": True})
 
 
+def archived_cell(dataset: str, implementation: str) -> pd.DataFrame:
+    """The records of the archived Table 4 cell an experiment is compared with (the first archive of
+    ``UTILITY_TABLE_ARCHIVES`` holding ``dataset``, read from ``results/archive`` or
+    ``$PATEGAN_AUDIT_ARCHIVE``). Experiments call it before training, so a missing cell stops them
+    at once instead of after an hour of fits."""
+    from pategan_audit.archive import UTILITY_TABLE_ARCHIVES, read_archive
+
+    for archive in map(read_archive, UTILITY_TABLE_ARCHIVES):
+        if archive is None:
+            continue
+        rec = archive.records
+        cell = rec[(rec["dataset"] == dataset) & (rec["implementation"] == implementation)]
+        if len(cell):
+            return cell
+    raise LookupError(f"no archived Table 4 cell for {implementation} on {dataset} in {UTILITY_TABLE_ARCHIVES}: "
+                      "run and commit it first (python -m pategan_audit.archive utility_tables_large), or point "
+                      "$PATEGAN_AUDIT_ARCHIVE at the directory that holds it")
+
+
 def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None, *, tried: str,
                        dataset: str = "epileptic_seizure") -> pd.DataFrame:
     """Rows the scorecard's per-classifier diagnoses read, from a :func:`best_of_n_at_cap` table
@@ -629,13 +648,10 @@ def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None
     Credit: Tables 8 and 9 from ``utility_tables_large``), plus the twelve-classifier mean as Table
     4's cell (``classifier`` = the dataset, Table 4's row); written to ``out`` atomically unless None."""
     from pategan_audit import reference as R
-    from pategan_audit.archive import UTILITY_TABLE_ARCHIVES, read_archive
     from pategan_audit.reference import PER_CLASSIFIER_TABLES
     from pategan_audit.utility.aggregate import best_of_n
 
-    archive = next(a.records for a in map(read_archive, UTILITY_TABLE_ARCHIVES)
-                   if a is not None and (a.records["dataset"] == dataset).any())
-    arch = archive[(archive["dataset"] == dataset) & (archive["implementation"] == implementation)]
+    arch = archived_cell(dataset, implementation)
     n_archive = len(arch[["model", "table"]].drop_duplicates())
     arch_mean = best_of_n(arch).iloc[0]
     arch = arch.groupby("classifier")[["auroc", "auprc"]].max()
@@ -681,6 +697,9 @@ def per_classifier_best_of_n(*, presets: tuple[str, ...] = ("synthcity", "update
     smartnoise (33 iterations) 0.601 (archive 0.660, paper 0.696), per-table mean 0.441. Per classifier
     the best of 9 reaches the paper's value in 3 + 3 (borealis, AUROC + AUPRC) and 1 + 4 (smartnoise)
     of 12 + 12 cells."""
+    if out:
+        for p in presets:
+            archived_cell(dataset, p)  # the comparison it is written for exists: fail before training
     frames = [best_of_n_at_cap(p, dataset=dataset, n_models=n_models, n_tables=n_tables, seed=seed,
                                per_classifier=True) for p in presets]
     frame = pd.concat(frames, ignore_index=True)

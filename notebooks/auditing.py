@@ -338,7 +338,8 @@ page.show(ablation.coincidences(page))
 # scaling divides by the training data's maximum (O7, part of the preset). In the controlled
 # channel (public bounds) the same preset as benchmarked scores 0 (the paper-scale channel table above), so
 # what "all fixed" keeps is that scaling. synthcity's "all fixed" stays at the ceiling in GroundHog
-# (3.05 at 200 per world), and so does O1 fixed (the student no longer reads real rows): its encoder's
+# (3.05 at 200 per world), and so does each of its findings fixed alone (O1: the student no longer reads
+# real rows; O3, O4, O9, O10): its encoder's
 # category lists are read from the training data (every column with at most 10 distinct values is
 # one-hot over the values it saw; V12's public bounds cover the continuous columns only), and target 397
 # holds the unique maximum of two such columns, so only a model that saw the target can emit it. No

@@ -347,13 +347,13 @@ def best_of_n_intervals(records: pd.DataFrame, *, level: float = 0.9, n_boot: in
                     .reindex(pd.MultiIndex.from_product([models, tables], names=["model", "table"]))
                     .reindex(columns=classifiers).to_numpy().reshape(len(models), len(tables), len(classifiers)))
             total = int(np.isfinite(cube).any(axis=2).sum())
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN classifiers (untrained models) give NaN
-                observed = np.nanmax(cube.reshape(-1, len(classifiers)), axis=0)
-                observed = np.append(observed, np.nanmean(observed))
             if total < 2:
                 stats = None
             else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN classifiers (untrained models) give NaN
+                    observed = np.nanmax(cube.reshape(-1, len(classifiers)), axis=0)
+                    observed = np.append(observed, np.nanmean(observed))
                 m_idx = rng.integers(0, len(models), size=(n_boot, len(models)))
                 t_idx = rng.integers(0, len(tables), size=(n_boot, len(models), len(tables)))
                 drawn = cube[m_idx[:, :, None], t_idx]  # n_boot × models × tables × classifiers

@@ -198,6 +198,10 @@ def test_target_selection_archive_resumes_by_candidate_and_picks_the_largest_auc
     monkeypatch.setattr(T, "select_target", lambda *a, **k: asked.append(k["rows"]) or real(*a, **k))
     again = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
     assert asked == [[int(full.records["row"].iloc[1])]] and again.meta["complete"]
+    # each session says where its fits ran; each row how many workers shared its wall time
+    assert [s["device"] for s in again.meta["sessions"]] == ["cpu", "cpu"]
+    assert again.records["workers"].tolist() == [1, 1]
+    assert again.meta["core_seconds"] == pytest.approx(round(again.records["wall_seconds"].sum(), 1))
     with pytest.raises(ValueError, match="not among the 2 most isolated"):
         real(attack_data("groundhog")[1], PresetFactory("original"), n_candidates=2, rows=[0], n_models=1)
 

@@ -157,10 +157,14 @@ def _versions() -> dict[str, str]:
     import numpy
     import sklearn
     import torch
-    import xgboost
 
+    try:  # the audit archives run without it (e.g. on an accelerator machine that lacks it)
+        import xgboost
+        xgb = xgboost.__version__
+    except ImportError:
+        xgb = "not installed"
     return {"python": platform.python_version(), "numpy": numpy.__version__, "pandas": pd.__version__,
-            "scikit-learn": sklearn.__version__, "torch": torch.__version__, "xgboost": xgboost.__version__}
+            "scikit-learn": sklearn.__version__, "torch": torch.__version__, "xgboost": xgb}
 
 
 def write_archive(name: str, records: pd.DataFrame, meta: dict, *, directory: str | os.PathLike | None = None) -> Path:
@@ -398,11 +402,18 @@ def _targets(profile_name: str, n_jobs: int | None, backend: str | None, *, done
                 "target_auc": None if best is None else float(best["auc"]),
                 "runs": (f"{profile.target_models} + {profile.target_models} original models per candidate "
                          f"({profile.target_iterations} iterations), {ran} of {len(ranked)} candidates"),
-                # wall seconds x workers: an upper bound of the core seconds (the fits run in the workers)
-                "core_seconds_measured": float(records["wall_seconds"].sum()) * runner_jobs if ran else 0.0}
+                # wall seconds x workers: an upper bound of the core seconds (the fits run in the workers);
+                # rows from before the workers column count this run's workers
+                "core_seconds_measured": float((records["wall_seconds"] * workers(records)).sum()) if ran else 0.0}
+
+    def workers(records: pd.DataFrame) -> pd.Series:
+        given = records["workers"] if "workers" in records else pd.Series(float("nan"), index=records.index)
+        return given.fillna(runner_jobs)
 
     runner_jobs = resolve_jobs(n_jobs)
-    step = 2  # two candidates = four (candidate, world) chunks: both workers busy, little lost on a stop
+    # each candidate is two (candidate, world) chunks: half as many candidates per step as workers
+    # keeps every worker busy (two at least), and a stop loses at most one step
+    step = max(2, -(-runner_jobs // 2))
 
     def candidates(rows: list[int]) -> pd.DataFrame:
         t0 = time.perf_counter()
@@ -410,7 +421,7 @@ def _targets(profile_name: str, n_jobs: int | None, backend: str | None, *, done
                                   n_models=profile.target_models, seed=0,
                                   options=RunOptions(n_jobs=n_jobs, backend=backend, progress=f"targets {rows}"))
         return selection.candidates.assign(n_models=profile.target_models,
-                                           wall_seconds=(time.perf_counter() - t0) / len(rows))
+                                           wall_seconds=(time.perf_counter() - t0) / len(rows), workers=runner_jobs)
 
     return _accumulate(parts, [todo[i:i + step] for i in range(0, len(todo), step)], candidates, save=save,
                        meta_now=meta_now)
@@ -843,12 +854,15 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
                            meta=previous.meta)
     before = previous.meta if previous is not None else {}
     sessions = list(before.get("sessions", []))
+    from .implementations.many import resolve_device
+
+    device = str(resolve_device())  # where fit_many runs ($PATEGAN_AUDIT_DEVICE); checked before any work
 
     def finish_meta(meta: dict) -> dict:
         wall = time.perf_counter() - t0
         this = {"started": started.isoformat(timespec="seconds"),
                 "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_seconds": round(wall, 1),
-                **code, **({"presets": sorted(only), "redone": bool(redo)} if only else {})}
+                "device": device, "cpus": os.cpu_count(), **code, **({"presets": sorted(only), "redone": bool(redo)} if only else {})}
         meta = {**meta, "started": before.get("started", this["started"]), "finished": this["finished"],
                 "wall_seconds": round(before.get("wall_seconds", 0.0) + wall, 1),
                 "core_seconds": round(meta.pop("core_seconds_measured", 0.0), 1), "n_jobs": n_jobs,

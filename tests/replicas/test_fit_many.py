@@ -65,3 +65,25 @@ def test_a_preset_without_a_batched_step_falls_back(toy, monkeypatch):
 def test_default_chunk_size_is_bounded():
     assert 1 <= many.default_max_replicas() <= 512
     assert many.default_max_replicas(1 << 60) == 1
+
+
+def test_device_comes_from_the_argument_then_the_environment(toy, monkeypatch):
+    import torch
+
+    monkeypatch.delenv(many.DEVICE_ENV, raising=False)
+    assert many.resolve_device() == torch.device("cpu")
+    monkeypatch.setenv(many.DEVICE_ENV, "meta-nonsense")
+    with pytest.raises(ValueError, match=r"\$PATEGAN_AUDIT_DEVICE='meta-nonsense' is not a torch device"):
+        fit_many("borealis", toy, seeds=[0], **KW)
+    assert many.resolve_device("cpu") == torch.device("cpu")  # the argument wins over the variable
+    monkeypatch.setenv(many.DEVICE_ENV, "cpu")
+    a = fit_many("borealis", toy, seeds=[0, 1], **KW)
+    monkeypatch.delenv(many.DEVICE_ENV)
+    b = fit_many("borealis", toy, seeds=[0, 1], device="cpu", **KW)
+    assert [m.sample(5, seed=0).equals(n.sample(5, seed=0)) for m, n in zip(a, b)] == [True, True]
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="this machine has CUDA")
+def test_cuda_without_cuda_is_an_error_naming_the_fix(toy):
+    with pytest.raises(ValueError, match="asks for CUDA.*use 'cpu'"):
+        fit_many("borealis", toy, seeds=[0], device="cuda", **KW)

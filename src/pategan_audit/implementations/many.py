@@ -28,7 +28,11 @@ from .base import BaseGenerator
 from .base import training_threads
 from .registry import _check_name, create
 
-__all__ = ["fit_many", "BATCHED", "batched_support", "default_max_replicas"]
+__all__ = ["fit_many", "BATCHED", "batched_support", "default_max_replicas", "resolve_device", "DEVICE_ENV"]
+
+#: Environment variable naming the default device of :func:`fit_many` (e.g. ``cuda``), so that an
+#: archive or a notebook runs its batched fits on an accelerator without new arguments.
+DEVICE_ENV = "PATEGAN_AUDIT_DEVICE"
 
 # preset -> module with ``supports(config) -> bool`` and ``run(models, frames, label, *, device, on_done)``
 BATCHED: dict[str, str] = {
@@ -69,6 +73,24 @@ def default_max_replicas(bytes_per_replica: int | None = None) -> int:
     return int(max(1, min(512, _available_memory() // 4 // per)))
 
 
+def resolve_device(device: str | torch.device | None = None) -> torch.device:
+    """The device of a batched fit: ``device`` itself, else ``$PATEGAN_AUDIT_DEVICE``, else the CPU.
+
+    An unknown name or an accelerator this machine lacks is an error that names the fix, never a
+    silent fall-back to the CPU."""
+    source = "device"
+    if device is None:
+        device, source = os.environ.get(DEVICE_ENV, "").strip() or "cpu", f"${DEVICE_ENV}"
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise ValueError(f"{source}={device!r} is not a torch device; use e.g. 'cpu' or 'cuda'") from err
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"{source}={device!r} asks for CUDA, which this machine's torch cannot use; "
+                         f"use 'cpu' (or unset {DEVICE_ENV})")
+    return dev
+
+
 def _as_frames(data: pd.DataFrame | Sequence[pd.DataFrame], n: int) -> list[pd.DataFrame]:
     if isinstance(data, pd.DataFrame):
         return [data] * n
@@ -103,7 +125,7 @@ def fit_many(
     delta: float | None = 1e-5,
     label: str | None = None,
     max_replicas: int | None = None,
-    device: str | torch.device = "cpu",
+    device: str | torch.device | None = None,
     batched: bool = True,
     progress: bool | Callable[[int], None] = False,
     **overrides: Any,
@@ -114,8 +136,10 @@ def fit_many(
         differ in rows, as the audit's D and D').
     seeds: one integer per replica; replica i is ``create(name, epsilon, delta, seed=seeds[i], **overrides)``.
     max_replicas: replicas per batched chunk (None: :func:`default_max_replicas`).
-    device: any torch device for the batched tensor work ("cpu" by default); random draws stay
-        on the CPU generators of each replica, so results do not depend on the device's RNG.
+    device: any torch device for the batched tensor work (None: ``$PATEGAN_AUDIT_DEVICE``, else
+        "cpu"); random draws stay on the CPU generators of each replica, so results do not depend
+        on the device's RNG, but float rounding does: the same seed gives the same numbers on one
+        device, and numbers equal up to rounding (amplified by training) on another.
     batched: False fits the replicas one by one (the reference path the batched one must match).
     progress: True shows a tqdm bar counting models; a callable is called with each finished count.
     """
@@ -123,7 +147,7 @@ def fit_many(
     frames = _as_frames(data, len(seeds))
     if max_replicas is not None and (isinstance(max_replicas, bool) or not isinstance(max_replicas, (int, np.integer)) or max_replicas < 1):
         raise ValueError(f"max_replicas must be a positive integer or None, got {max_replicas!r}")
-    device = torch.device(device)
+    device = resolve_device(device)
     models = [create(name, epsilon=epsilon, delta=delta, seed=s, **overrides) for s in seeds]
     family = _family(name) if batched else None
     use_batched = family is not None and bool(family.supports(models[0].config))

@@ -15,6 +15,7 @@ Two parts, both printed as a table and written to ``--out`` (atomic writes, one 
   average is recorded around every measurement.
 
     python benchmarks/replicas_device.py --device cuda [--presets original smartnoise]
+        [--agreement-presets original smartnoise borealis updated synthcity turing corrected]
         [--replicas 100 400 1600] [--cpu-replicas 100] [--iterations 100] [--out FILE]
 
 Needs no xgboost; runs on the accelerator machine's own torch.
@@ -94,6 +95,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--presets", nargs="+", default=["original", "smartnoise"])
+    ap.add_argument("--agreement-presets", nargs="+", default=None, help="presets checked for agreement (default: --presets)")
     ap.add_argument("--replicas", nargs="+", type=int, default=[100, 400, 1600])
     ap.add_argument("--cpu-replicas", type=int, default=100)
     ap.add_argument("--iterations", type=int, default=100)
@@ -110,13 +112,19 @@ def main(argv: list[str] | None = None) -> dict:
     def save() -> None:
         runner.atomic_write_text(out, json.dumps(doc, indent=2))
 
-    for preset in args.presets:
-        row = agreement(preset, device)
+    for preset in args.agreement_presets or args.presets:
+        try:
+            row = agreement(preset, device)
+        except Exception as err:  # a family that cannot run on the device: recorded, the rest goes on
+            row = {"preset": preset, "error": f"{type(err).__name__}: {err}"[:500]}
         doc["agreement"].append(row)
         save()
-        print(f"[agreement] {preset}: max rel param diff {row['max_rel_param_diff']:.2e}, "
-              f"same iterations {row['same_iterations']}, batched {row['batched']}", flush=True)
+        print(f"[agreement] {preset}: " + (row["error"] if "error" in row else
+              f"max rel param diff {row['max_rel_param_diff']:.2e}, same iterations {row['same_iterations']}, "
+              f"batched {row['batched']}"), flush=True)
     for preset in args.presets:
+        if any(r["preset"] == preset and "error" in r for r in doc["agreement"]):
+            continue
         base = timed(preset, torch.device("cpu"), args.cpu_replicas, args.iterations)
         doc["rows"].append({**base, "ratio_vs_cpu": 1.0})
         save()

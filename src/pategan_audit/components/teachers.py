@@ -60,7 +60,10 @@ def _matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``a @ b`` (batched, broadcasting) through NumPy's BLAS on zero-copy views: the same
     float32 product as ``torch.matmul`` up to summation order. On the AMD EPYC machine of the
     benchmarks, NumPy's OpenBLAS sgemm ran ~1.3x faster single-threaded than torch's MKL for the
-    teacher shapes (e.g. [11, 128, 179] @ [11, 179, 119])."""
+    teacher shapes (e.g. [11, 128, 179] @ [11, 179, 119]). Tensors on an accelerator (a batched fit
+    with ``device="cuda"``) use ``torch.matmul`` there."""
+    if a.device.type != "cpu" or b.device.type != "cpu":
+        return torch.matmul(a.detach(), b.detach())
     return torch.from_numpy(np.matmul(a.detach().numpy(), b.detach().numpy()))
 
 
@@ -102,7 +105,7 @@ class NeuralTeachers(_TeacherBase):
         act = self.net.hidden_activation
         # negative-side slope of a piecewise-linear hidden activation; None: use autograd
         self._slope = 0.0 if isinstance(act, nn.ReLU) else float(act.negative_slope) if isinstance(act, nn.LeakyReLU) else None
-        self._targets_cache: dict[tuple[int, int], tuple[torch.Tensor, torch.Tensor]] = {}
+        self._targets_cache: dict[tuple[int, int, str], tuple[torch.Tensor, torch.Tensor]] = {}
 
     def logits(self, x: torch.Tensor) -> torch.Tensor:
         if self._slope is None or torch.is_grad_enabled():
@@ -124,21 +127,21 @@ class NeuralTeachers(_TeacherBase):
                 inputs.append(h)
         return a[..., 0], inputs, pre
 
-    def _targets(self, n_real: int, n_fake: int) -> tuple[torch.Tensor, torch.Tensor]:
+    def _targets(self, n_real: int, n_fake: int, device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
         """Per-row sign (-1 real, +1 fake) and weight (1/size of its group): a teacher's loss is
         ``sum_rows weight * softplus(sign * logit)`` = mean BCE(real, 1) + mean BCE(fake, 0)."""
-        key = (n_real, n_fake)
+        key = (n_real, n_fake, str(device))
         if key not in self._targets_cache:
             sign = torch.cat([-torch.ones(n_real), torch.ones(n_fake)])
             weight = torch.cat([torch.full((n_real,), 1.0 / max(n_real, 1)), torch.full((n_fake,), 1.0 / max(n_fake, 1))])
-            self._targets_cache[key] = (sign, weight)
+            self._targets_cache[key] = (sign.to(device), weight.to(device))
         return self._targets_cache[key]
 
     def _step(self, x: torch.Tensor, n_real: int, real_weight: torch.Tensor | None = None) -> torch.Tensor:
         """One Adam step of every teacher on its rows ``x`` [k, n, D], the first ``n_real``
         labelled 1 and the rest 0; returns the per-teacher losses [k]. ``real_weight`` [k]
         scales each teacher's real term (0 for a teacher whose block is empty)."""
-        sign, weight = self._targets(n_real, x.shape[1] - n_real)
+        sign, weight = self._targets(n_real, x.shape[1] - n_real, x.device)
         if real_weight is not None:
             weight = weight.expand(x.shape[0], -1).clone()
             weight[:, :n_real] *= real_weight.to(weight.dtype).unsqueeze(1)

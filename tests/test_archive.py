@@ -322,8 +322,9 @@ def test_sweep_archive_resumes_per_cell_and_runs_only_named_presets(tmp_path, mo
     part = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["corrected"])
     assert set(part.records["implementation"]) == {"corrected"} and not part.meta["complete"]
     assert part.meta["settings_done"] == 4 and "4 of 8 cells" in part.meta["runs"]
-    # the caption describes the sweep, not the large profile's ε = 1 Cervical/Epileptic run
-    assert part.meta["profile_description"] == archive.SWEEP_DESCRIPTION and "ε = 1 only" not in archive.SWEEP_DESCRIPTION
+    # a smoke run says it is reduced; it never states the sweep's archived protocol, which it did not run
+    assert part.meta["profile_description"] == "smoke run of the archive's cells, reduced (not the archived protocol)"
+    assert "ε = 1 only" not in archive.SWEEP_DESCRIPTION
     below = part.records[part.records["epsilon"] == 0.1]
     assert set(below["status"]) == {"not_trained"}  # corrected checks before it spends: none at ε = 0.1
     with pytest.raises(ValueError, match="not a preset of this archive"):
@@ -333,6 +334,22 @@ def test_sweep_archive_resumes_per_cell_and_runs_only_named_presets(tmp_path, mo
     assert full.meta["complete"] and full.meta["settings_done"] == 8 and len(full.meta["sessions"]) == 2
     again = archive.read_archive(name, directory=tmp_path).records
     pd.testing.assert_frame_equal(again[again["implementation"] == "corrected"].reset_index(drop=True), saved)
+
+
+def test_a_utility_archive_states_its_own_protocol_only_at_large(tmp_path, monkeypatch):
+    """The archive's description (e.g. :data:`archive.SWEEP_DESCRIPTION`) is the caption of a large
+    run; the same cells' runner at another profile says it is reduced (the noticed bug: a smoke run's
+    caption stated the large sizes)."""
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    one = archive.sweep_cells("smoke")[:1]
+    runner = archive._utility_cells(lambda profile_name: one, "one cell", description="THE ARCHIVED PROTOCOL")
+    _, large = runner("large", 1, None)
+    _, smoke = runner("smoke", 1, None)
+    assert large["profile_description"] == "THE ARCHIVED PROTOCOL"
+    assert smoke["profile_description"] == "smoke run of the archive's cells, reduced (not the archived protocol)"
+    _, plain = archive._utility_cells(lambda profile_name: one, "one cell")("smoke", 1, None)
+    from pategan_audit import utility as U
+    assert plain["profile_description"] == U.get_profile("smoke").description  # no description: the profile's own
 
 
 def test_an_archive_runs_at_its_own_profile_unless_told(tmp_path, monkeypatch):

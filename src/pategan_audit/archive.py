@@ -715,7 +715,11 @@ def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta:
             core = float(records.groupby(["cell", "model"])["fit_seconds"].first().fillna(0).sum()
                          + records.groupby(["cell", "model", "table"])["eval_seconds"].first().fillna(0).sum()) \
                 if len(records) else 0.0
-            return {"profile": profile.name, "profile_description": description or profile.description, "what": what,
+            # the archive's own description states the large protocol; another profile runs reduced cells
+            stated = (description if profile.name == "large" else
+                      f"{profile.name} run of the archive's cells, reduced (not the archived protocol)") \
+                if description else profile.description
+            return {"profile": profile.name, "profile_description": stated, "what": what,
                     "epsilons": sorted({c.epsilon for c in cells if hasattr(c, "epsilon")}), "presets": presets,
                     "cells": [c.cache_key() for c in cells], "settings_done": ran, "complete": ran == len(cells),
                     "runs": runs_text(cells) + f"; {ran} of {len(cells)} cells", "core_seconds_measured": core,

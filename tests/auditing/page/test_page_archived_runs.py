@@ -47,3 +47,32 @@ def test_ablation_rows_carry_a_range_and_say_whether_the_change_is_resolved(smok
     assert set(table.loc[~base, "change"]) <= {"resolved", "within spread"}
     blocks = archived_runs.ablation_large(None, archives=smoke_archives)
     assert any(isinstance(b, ShowTable) for b in blocks)
+
+
+def test_equal_ranges_through_different_float_paths_are_not_resolved(smoke_archives, monkeypatch):
+    """synthcity's GroundHog 'all fixed' sat at the ceiling like 'as benchmarked', yet the page
+    called it resolved: the two ranges differed in the last bits."""
+    records = smoke_archives["audit_ablation_querybased_large"].records
+    monkeypatch.setattr(archived_runs.verdicts, "eps_interval",
+                        lambda r: (3.0540000000000003, 3.0540000000000003) if r["variant"] == "as benchmarked"
+                        else (3.054, 3.054))
+    table = archived_runs.ablation_with_spread(records)
+    assert set(table.loc[table["variant"] != "as benchmarked", "change"]) == {"within spread"}
+
+
+def test_single_switch_findings_name_the_switches_that_resolve_a_drop():
+    import pandas as pd
+
+    rows = [("original", "as benchmarked", 1.98, 0.0, ""), ("original", "V3 fixed", 2.18, 0.2, "within spread"),
+            ("original", "V10 fixed", 0.0, -1.98, "resolved"), ("original", "all fixed", 0.0, -1.98, "resolved"),
+            ("synthcity", "as benchmarked", 3.05, 0.0, ""), ("synthcity", "O1 fixed (beyond Table 2)", 3.05, 0.0, "within spread"),
+            ("synthcity", "all fixed", 3.05, 0.0, "within spread"),
+            ("borealis", "as benchmarked", 0.0, 0.0, ""), ("borealis", "V13 fixed", 0.0, 0.0, "within spread"),
+            ("turing", "as benchmarked", 1.6, 0.0, ""), ("turing", "V6 fixed", 2.9, 1.3, "resolved")]
+    table = pd.DataFrame(rows, columns=["implementation", "variant", "ε_emp", "Δε vs as benchmarked", "change"])
+    text = archived_runs.single_switch_findings(table)
+    assert "original: 1.98 as benchmarked; V10 fixed alone 0.00; all fixed 0.00" in text
+    assert "V3" not in text  # within the spread
+    assert "synthcity: 3.05 as benchmarked, no single switch lowers it beyond the spread; all fixed 3.05" in text
+    assert "borealis: 0.00 as benchmarked, nothing to lower" in text
+    assert "turing: 1.60 as benchmarked, no single switch lowers it" in text  # a resolved rise is not a fix

@@ -193,6 +193,12 @@ two cores were busy with an archive job, load average 3.3-4.2; this job ran at `
     0.2889: both draws lie below the paper's value, whose tables would have to be far better than
     ours (our per-table mean is below chance), so the cell stays unexplained with this tried.
 
+``per_classifier_isolet_original`` (ISOLET, the same for original; 3,432 s wall beside one other
+    job, every fit at the 10,000-iteration cap): best of 4 0.8039 / AUPRC 0.5324 (per-table mean
+    0.786, sd 0.003) against the archive's 0.8117 / 0.5437 and the paper's 0.8342 / 0.5766: both
+    draws lie below the paper's value and the tables barely vary, so the cell stays unexplained
+    with this tried.
+
 ``original_conditional_epileptic_long`` (Table 6, Epileptic, the conditional original at the paper's
     10,000 iterations, 1 x 2; 1,248 s wall beside four other jobs): best of 1 / 2 0.6247 / 0.6336,
     per-table mean 0.6273 (sd 0.0037), against the archive's 0.6224 (2,000 iterations, best of 4)

@@ -15,7 +15,7 @@ ARCHIVE=${ARCHIVE:-audit_targets_large}
 ARCHIVE_ARGS=${ARCHIVE_ARGS:-}
 ARCHIVE_SECONDS=${ARCHIVE_SECONDS:-480}
 BENCH_SECONDS=${BENCH_SECONDS:-300}
-export PYTHONPATH="$PWD/src" PYTHONUNBUFFERED=1 PATEGAN_AUDIT_CACHE=/tmp/pategan-cache
+export PYTHONPATH="$PWD/src" PYTHONUNBUFFERED=1 PATEGAN_AUDIT_CACHE="$PWD/results/cache"
 PY=${PY:-python3}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > "$OUT/nvidia.txt" 2>&1
 $PY -c "import torch, sklearn, pandas, scipy, joblib, tqdm; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())" \

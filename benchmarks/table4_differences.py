@@ -651,19 +651,20 @@ def archived_cell(dataset: str, implementation: str) -> pd.DataFrame:
 
 
 def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None, *, tried: str,
-                       dataset: str = "epileptic_seizure") -> pd.DataFrame:
+                       dataset: str = "epileptic_seizure", archived: pd.DataFrame | None = None) -> pd.DataFrame:
     """Rows the scorecard's per-classifier diagnoses read, from a :func:`best_of_n_at_cap` table
     with ``per_classifier``: each classifier's best over all its tables (``best_of_all``) beside the
     archive's best of ``n_archive`` (``archive``; files written before 2026-11-25's Credit runs call
     it ``best_of_4`` too, Epileptic's archive being best of 4) and the
     paper's per-classifier tables of ``dataset`` (Epileptic: Tables 5 and 10 from ``utility_large``;
     Credit: Tables 8 and 9 from ``utility_tables_large``), plus the twelve-classifier mean as Table
-    4's cell (``classifier`` = the dataset, Table 4's row); written to ``out`` atomically unless None."""
+    4's cell (``classifier`` = the dataset, Table 4's row); written to ``out`` atomically unless None.
+    ``archived``: that cell's records when the caller read them already (else :func:`archived_cell`)."""
     from pategan_audit import reference as R
     from pategan_audit.reference import PER_CLASSIFIER_TABLES
     from pategan_audit.utility.aggregate import best_of_n
 
-    arch = archived_cell(dataset, implementation)
+    arch = archived_cell(dataset, implementation) if archived is None else archived
     n_archive = len(arch[["model", "table"]].drop_duplicates())
     arch_mean = best_of_n(arch).iloc[0]
     arch = arch.groupby("classifier")[["auroc", "auprc"]].max()
@@ -709,9 +710,8 @@ def per_classifier_best_of_n(*, presets: tuple[str, ...] = ("synthcity", "update
     smartnoise (33 iterations) 0.601 (archive 0.660, paper 0.696), per-table mean 0.441. Per classifier
     the best of 9 reaches the paper's value in 3 + 3 (borealis, AUROC + AUPRC) and 1 + 4 (smartnoise)
     of 12 + 12 cells."""
-    if out:
-        for p in presets:
-            archived_cell(dataset, p)  # the comparison it is written for exists: fail before training
+    # the comparisons it is written for exist: read them before training (a missing one fails now)
+    archived = {p: archived_cell(dataset, p) for p in presets} if out else {}
     frames = [best_of_n_at_cap(p, dataset=dataset, n_models=n_models, n_tables=n_tables, seed=seed,
                                per_classifier=True) for p in presets]
     frame = pd.concat(frames, ignore_index=True)
@@ -720,7 +720,8 @@ def per_classifier_best_of_n(*, presets: tuple[str, ...] = ("synthcity", "update
             iterations = int(frame.loc[frame["implementation"] == preset, "iterations"].max())
             return (f"{n_models * n_tables} new tables of the same protocol at the paper's 10,000-iteration cap "
                     f"({iterations:,} iterations run; master seed {seed})")
-        _save_rows(pd.concat([per_classifier_csv(frame, p, None, tried=tried(p), dataset=dataset) for p in presets],
+        _save_rows(pd.concat([per_classifier_csv(frame, p, None, tried=tried(p), dataset=dataset, archived=archived[p])
+                              for p in presets],
                              ignore_index=True), out)
     return frame
 

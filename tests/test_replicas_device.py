@@ -2,7 +2,6 @@
 itself: the agreement check compares real parameters, and a failing family is recorded, not fatal."""
 import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,13 +11,9 @@ _DIR = Path(__file__).resolve().parents[1] / "benchmarks"
 
 @pytest.fixture(scope="module")
 def rd():
-    sys.path.insert(0, str(_DIR))  # it imports many_models' workload, as when run as a script
-    try:
-        spec = importlib.util.spec_from_file_location("replicas_device", _DIR / "replicas_device.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(_DIR))
+    spec = importlib.util.spec_from_file_location("replicas_device", _DIR / "replicas_device.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # it puts benchmarks/ on sys.path itself for many_models' workload
     return module
 
 

@@ -7,6 +7,9 @@
 #      step, so what finished comes back under $OUT/archive and is copied into results/archive by
 #      hand (the session's meta says device and cpus; set its git_commit from the source hash if
 #      the machine's copy carried older git metadata).
+#   ARCHIVE_DEVICE=cuda fits the archive's models on the GPU (fit_many's $PATEGAN_AUDIT_DEVICE);
+#   if that run fails within its first FALLBACK_SECONDS it is rerun on the CPU for the time left.
+#   BENCH=0 skips the benchmark and gives the archive all cores.
 # Usage (on the device machine, repository root): OUT=/some/dir bash benchmarks/device_lease.sh
 # Session 13 (H200): 7 target candidates in 297 s beside the benchmark.
 set -u
@@ -15,6 +18,9 @@ ARCHIVE=${ARCHIVE:-audit_targets_large}
 ARCHIVE_ARGS=${ARCHIVE_ARGS:-}
 ARCHIVE_SECONDS=${ARCHIVE_SECONDS:-480}
 BENCH_SECONDS=${BENCH_SECONDS:-300}
+ARCHIVE_DEVICE=${ARCHIVE_DEVICE:-cpu}
+BENCH=${BENCH:-1}
+FALLBACK_SECONDS=${FALLBACK_SECONDS:-120}
 export PYTHONPATH="$PWD/src" PYTHONUNBUFFERED=1 PATEGAN_AUDIT_CACHE="$PWD/results/cache"
 PY=${PY:-python3}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > "$OUT/nvidia.txt" 2>&1
@@ -22,12 +28,27 @@ $PY -c "import torch, sklearn, pandas, scipy, joblib, tqdm; print('torch', torch
   | tee "$OUT/env.txt" || exit 1
 mkdir -p "$OUT/archive"
 [ -d "results/archive/$ARCHIVE" ] && cp -r "results/archive/$ARCHIVE" "$OUT/archive/"
-( PATEGAN_AUDIT_DEVICE=cpu timeout "$ARCHIVE_SECONDS" taskset -c 2-15 \
-    $PY -m pategan_audit.archive "$ARCHIVE" $ARCHIVE_ARGS --n-jobs 14 --directory "$OUT/archive" > "$OUT/archive.log" 2>&1 ) &
-timeout "$BENCH_SECONDS" taskset -c 0-1 $PY benchmarks/replicas_device.py --device cuda --agreement-presets original updated synthcity turing corrected borealis smartnoise --out "$OUT/replicas_device.json" \
-  > "$OUT/bench.log" 2>&1
-tail -n 20 "$OUT/bench.log"
+if [ "$BENCH" = 1 ]; then CORES=2-15 JOBS=14; else CORES=0-15 JOBS=16; fi
+archive() {  # archive DEVICE SECONDS LOG
+  PATEGAN_AUDIT_DEVICE="$1" timeout "$2" taskset -c "$CORES" \
+    $PY -m pategan_audit.archive "$ARCHIVE" $ARCHIVE_ARGS --n-jobs "$JOBS" --directory "$OUT/archive" > "$3" 2>&1
+}
+(
+  start=$SECONDS
+  archive "$ARCHIVE_DEVICE" "$ARCHIVE_SECONDS" "$OUT/archive.log"; rc=$?
+  used=$((SECONDS - start))
+  if [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$ARCHIVE_DEVICE" != cpu ] && [ "$used" -lt "$FALLBACK_SECONDS" ]; then
+    echo "archive on $ARCHIVE_DEVICE failed (rc $rc) after ${used} s; rerunning on the CPU" | tee -a "$OUT/archive.log"
+    archive cpu "$((ARCHIVE_SECONDS - used))" "$OUT/archive_cpu.log"
+  fi
+) &
+if [ "$BENCH" = 1 ]; then
+  timeout "$BENCH_SECONDS" taskset -c 0-1 $PY benchmarks/replicas_device.py --device cuda --agreement-presets original updated synthcity turing corrected borealis smartnoise --out "$OUT/replicas_device.json" \
+    > "$OUT/bench.log" 2>&1
+  tail -n 20 "$OUT/bench.log"
+fi
 wait
+[ -f "$OUT/archive_cpu.log" ] && tail -c 1500 "$OUT/archive_cpu.log"
 tail -c 1500 "$OUT/archive.log"
 $PY - "$OUT/archive/$ARCHIVE/meta.json" <<'EOF'
 import json, sys

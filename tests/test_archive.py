@@ -201,6 +201,7 @@ def test_target_selection_archive_resumes_by_candidate_and_picks_the_largest_auc
     # each session says where its fits ran; each row how many workers shared its wall time
     assert [s["device"] for s in again.meta["sessions"]] == ["cpu", "cpu"]
     assert again.records["workers"].tolist() == [1, 1]
+    assert again.records["device"].tolist() == ["cpu", "cpu"]  # and each candidate where it was fitted
     assert again.meta["core_seconds"] == pytest.approx(round(again.records["wall_seconds"].sum(), 1))
     with pytest.raises(ValueError, match="not among the 2 most isolated"):
         real(attack_data("groundhog")[1], PresetFactory("original"), n_candidates=2, rows=[0], n_models=1)

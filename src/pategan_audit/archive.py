@@ -382,6 +382,7 @@ def _targets(profile_name: str, n_jobs: int | None, backend: str | None, *, done
     from .auditing.profiles import get_profile
     from .auditing.settings import PresetFactory, attack_data
     from .auditing.targets import rank_candidates, select_target
+    from .implementations.many import resolve_device
     from .runner import RunOptions, resolve_jobs
 
     profile = get_profile(profile_name)
@@ -411,6 +412,9 @@ def _targets(profile_name: str, n_jobs: int | None, backend: str | None, *, done
         return given.fillna(runner_jobs)
 
     runner_jobs = resolve_jobs(n_jobs)
+    # where each candidate's models were fitted ($PATEGAN_AUDIT_DEVICE): one archive may mix devices
+    # across sessions, and the records say which candidate came from which
+    device = str(resolve_device())
     # each candidate is two (candidate, world) chunks: half as many candidates per step as workers
     # keeps every worker busy (two at least), and a stop loses at most one step
     step = max(2, -(-runner_jobs // 2))
@@ -421,7 +425,8 @@ def _targets(profile_name: str, n_jobs: int | None, backend: str | None, *, done
                                   n_models=profile.target_models, seed=0,
                                   options=RunOptions(n_jobs=n_jobs, backend=backend, progress=f"targets {rows}"))
         return selection.candidates.assign(n_models=profile.target_models,
-                                           wall_seconds=(time.perf_counter() - t0) / len(rows), workers=runner_jobs)
+                                           wall_seconds=(time.perf_counter() - t0) / len(rows), workers=runner_jobs,
+                                           device=device)
 
     return _accumulate(parts, [todo[i:i + step] for i in range(0, len(todo), step)], candidates, save=save,
                        meta_now=meta_now)

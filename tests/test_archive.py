@@ -337,6 +337,24 @@ def test_sweep_archive_resumes_per_cell_and_runs_only_named_presets(tmp_path, mo
     pd.testing.assert_frame_equal(again[again["implementation"] == "corrected"].reset_index(drop=True), saved)
 
 
+def test_a_utility_archive_saves_each_cell_as_its_worker_finishes(tmp_path, monkeypatch):
+    """With two workers the cells run side by side, each saved as it finishes; the numbers are
+    those of one worker (each cell's seeds are its own)."""
+    name = "utility_sweep_large"
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "one"))
+    one = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path / "a", only=["smartnoise"])
+    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "two"))
+    saves = []
+    real = archive.write_archive
+    monkeypatch.setattr(archive, "write_archive", lambda n, r, m, **k: saves.append(r["cell"].nunique()) or real(n, r, m, **k))
+    two = archive.run_archive(name, profile="smoke", n_jobs=2, directory=tmp_path / "b", only=["smartnoise"])
+    assert saves[:-1] == list(range(1, one.meta["settings_done"] + 1))  # one save per finished cell, then the last
+    key = ["cell", "model", "table", "classifier"]
+    got = two.records.sort_values(key).reset_index(drop=True).drop(columns=["fit_seconds", "eval_seconds"])
+    want = one.records.sort_values(key).reset_index(drop=True).drop(columns=["fit_seconds", "eval_seconds"])
+    pd.testing.assert_frame_equal(got, want)
+
+
 def test_a_utility_archive_states_its_own_protocol_only_at_large(tmp_path, monkeypatch):
     """The archive's description (e.g. :data:`archive.SWEEP_DESCRIPTION`) is the caption of a large
     run; the same cells' runner at another profile says it is reduced (the noticed bug: a smoke run's

@@ -143,6 +143,24 @@ def test_parallel_map_with_loky_processes():
     assert runner.parallel_map(square, range(5), n_jobs=2) == [0, 1, 4, 9, 16]
 
 
+def slow_square(x):
+    import time
+
+    time.sleep(0.3 if x == 0 else 0.0)  # the first item finishes last
+    return x * x
+
+
+def test_parallel_imap_yields_each_result_as_it_finishes():
+    items = list(range(6))
+    in_process = list(runner.parallel_imap(slow_square, items, n_jobs=1))
+    assert in_process == [(i, i * i) for i in items]  # in-process: in order
+    unordered = list(runner.parallel_imap(slow_square, items, n_jobs=2, backend="threading"))
+    assert sorted(unordered) == in_process and unordered[-1] == (0, 0)  # the slow first item comes last
+    ordered = list(runner.parallel_imap(slow_square, items, n_jobs=2, backend="threading", ordered=True))
+    assert ordered == in_process
+    assert sorted(runner.run_imap(slow_square, items, runner.RunOptions(n_jobs=2, progress=False))) == in_process
+
+
 def test_dask_backend_gives_the_joblib_result():
     distributed = pytest.importorskip("distributed")
     items = list(range(9))

@@ -691,7 +691,7 @@ def mnist_cells(profile_name: str):
 def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta: dict | None = None,
                    description: str | None = None) -> Callable[..., tuple[pd.DataFrame, dict]]:
     """A utility archive of the cells ``cells_of(profile)`` (generator cells and Setting A cells),
-    computed one cell at a time and saved after each (resumable across sessions: ``done`` holds
+    one cell per worker, saved as each finishes (resumable across sessions: ``done`` holds
     the cells an earlier session finished); ``only``: compute just these presets' cells this time
     (the others stay to do; Setting A is the preset ``real``). ``adaboost_meta``: what the meta
     says of the cells' AdaBoost (default: the archives' SAMME, :data:`ARCHIVE_ADABOOST`);
@@ -702,6 +702,9 @@ def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta:
             save: Callable[[pd.DataFrame, dict], None] | None = None,
             only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
         from . import utility as U
+        from tqdm import tqdm
+
+        from .runner import RunOptions, resolve_jobs
         from .utility.run import cell_id
         from .utility.tables import runs_text
 
@@ -730,8 +733,15 @@ def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta:
                     "runs": runs_text(cells) + f"; {ran} of {len(cells)} cells", "core_seconds_measured": core,
                     **(_ADABOOST_META if adaboost_meta is None else adaboost_meta)}
 
-        return _accumulate(parts, todo, lambda c: U.run_cells([c], n_jobs=n_jobs, backend=backend, desc=_cell_desc(c)),
-                           save=save, meta_now=meta_now)
+        # every worker on a cell of its own; each finished cell is saved while the others run
+        finished_cells = U.iter_cells(todo, RunOptions(n_jobs=n_jobs, backend=backend,
+                                                       progress=f"{len(todo)} cells, {resolve_jobs(n_jobs)} workers"))
+        def table(done_cell: tuple) -> pd.DataFrame:
+            cell, records = done_cell
+            tqdm.write(f"cell done: {_cell_desc(cell)}")
+            return records
+
+        return _accumulate(parts, finished_cells, table, save=save, meta_now=meta_now)
 
     return run
 

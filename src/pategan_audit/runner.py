@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, is_dataclass, replace
 from dataclasses import fields as dataclass_fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, TypeVar
+from typing import Any, Callable, ClassVar, Iterable, Iterator, TypeVar
 
 import numpy as np
 
@@ -45,8 +45,10 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "parallel_map",
+    "parallel_imap",
     "RunOptions",
     "run_map",
+    "run_imap",
     "resolve_jobs",
     "single_thread",
 ]
@@ -343,6 +345,14 @@ def run_map(fn: Callable[[Any], T], items: Iterable[Any], options: RunOptions, *
                         scheduler=options.scheduler, desc=options.label(label))
 
 
+def run_imap(fn: Callable[[Any], T], items: Iterable[Any], options: RunOptions, *, label: str | None = None,
+             n_jobs: int | None = None) -> Iterator[tuple[int, T]]:
+    """:func:`parallel_imap` run as ``options`` say (as :func:`run_map`): ``(i, result)`` as each
+    job finishes."""
+    return parallel_imap(fn, items, n_jobs=options.n_jobs if n_jobs is None else n_jobs, backend=options.backend,
+                         scheduler=options.scheduler, desc=options.label(label))
+
+
 def parallel_map(
     fn: Callable[[Any], T],
     items: Iterable[Any],
@@ -361,12 +371,36 @@ def parallel_map(
     address of a Dask scheduler, connected to for this call), ``"threading"``.
     ``fn`` must be picklable (a module-level function) for process backends.
     """
+    return [res for _, res in parallel_imap(fn, items, n_jobs=n_jobs, backend=backend, desc=desc,
+                                            scheduler=scheduler, ordered=True)]
+
+
+def _indexed(fn: Callable, index: int, item: Any) -> tuple[int, Any]:
+    return index, _call_single_threaded(fn, item)
+
+
+def parallel_imap(
+    fn: Callable[[Any], T],
+    items: Iterable[Any],
+    *,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+    desc: str | None = None,
+    scheduler: str | None = None,
+    ordered: bool = False,
+) -> Iterator[tuple[int, T]]:
+    """``(i, fn(items[i]))`` for every item, yielded as each job finishes (``ordered``: in the
+    items' order; the Dask backend always yields in order), so that a caller can save each
+    result while the other workers go on. Workers, backends and the bar as :func:`parallel_map`;
+    with ``n_jobs=1`` the items run in-process, in order."""
     from tqdm import tqdm  # plain text bars: no widget dependency in notebooks
 
     items = list(items)
     n_jobs = resolve_jobs(n_jobs)
     if n_jobs == 1 and backend in (None, "loky", "sequential"):
-        return [fn(x) for x in tqdm(items, desc=desc, disable=not desc)]
+        for i, x in enumerate(tqdm(items, desc=desc, disable=not desc)):
+            yield i, fn(x)
+        return
 
     import joblib
 
@@ -387,16 +421,15 @@ def parallel_map(
         ctx = joblib.parallel_backend("threading")
     else:
         raise ValueError(f"unknown backend {backend!r}; use None, 'loky', 'threading' or 'dask'")
+    in_order = ordered or backend == "dask"
     bar = tqdm(total=len(items), desc=desc, disable=not desc)
-    out: list[T] = []
     try:
         with ctx:
-            par = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
-            for res in par(joblib.delayed(_call_single_threaded)(fn, x) for x in items):
-                out.append(res)
+            par = joblib.Parallel(n_jobs=n_jobs, return_as="generator" if in_order else "generator_unordered")
+            for i, res in par(joblib.delayed(_indexed)(fn, i, x) for i, x in enumerate(items)):
                 bar.update(1)
+                yield i, res
     finally:
         bar.close()
         if client is not None:
             client.close()
-    return out

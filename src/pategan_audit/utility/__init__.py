@@ -24,7 +24,8 @@ from .profiles import (
     teacher_sweep_cells,
     teacher_sweep_k,
 )
-from .run import COLUMNS, cell_id, evaluate_cell, evaluate_setting_a, load_dataset, resolve_teachers, run_cell, run_cells
+from .run import (COLUMNS, cell_id, evaluate_cell, evaluate_setting_a, iter_cells, load_dataset, resolve_teachers, run_cell,
+                  run_cells)
 
 __all__ = [
     "CELL_KEYS", "COLUMNS", "cell_id", "EPSILON_GRID", "MAIN_EPSILON", "PAPER_IMPLEMENTATIONS", "PAPER_TRAIN_SIZES",
@@ -32,6 +33,6 @@ __all__ = [
     "auroc_delta", "auroc_delta_undefined", "best_of_n", "best_per_classifier", "conditional_cells", "derive_seed", "dpgan_count",
     "epsilon_sweep_cells", "evaluate_cell", "evaluate_setting_a", "get_profile", "hyperparameter_cells",
     "load_dataset", "main_cells", "mean_auroc_delta", "mean_se", "mnist_cells", "resolve_teachers", "run_cell",
-    "run_cells", "setting_a_cells", "setting_a_scores", "teacher_count", "teacher_ratio", "teacher_sweep_cells",
+    "run_cells", "iter_cells", "setting_a_cells", "setting_a_scores", "teacher_count", "teacher_ratio", "teacher_sweep_cells",
     "teacher_sweep_k", "to_training_dtypes", "variant_label",
 ]

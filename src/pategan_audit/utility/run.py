@@ -16,7 +16,7 @@ import math
 import time
 import warnings
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -27,7 +27,7 @@ from ..implementations.factory import PresetFactory
 from ..implementations.registry import utility_harness_overrides
 from .cells import SettingACell, UtilityCell, derive_seed, teacher_count, teacher_ratio, to_training_dtypes
 
-__all__ = ["COLUMNS", "cell_id", "load_dataset", "resolve_teachers", "evaluate_cell", "evaluate_setting_a", "run_cell", "run_cells"]
+__all__ = ["COLUMNS", "cell_id", "load_dataset", "resolve_teachers", "evaluate_cell", "evaluate_setting_a", "run_cell", "run_cells", "iter_cells"]
 
 NAMESPACE = "utility"
 COLUMNS = [
@@ -249,6 +249,34 @@ def _cost(cell: UtilityCell | SettingACell) -> float:
     return cell.n * rows * width * len(cell.classifiers) + cell.n_models * (cell.max_iter or 10_000) * width * 200
 
 
+def iter_cells(
+    cells: Iterable[UtilityCell | SettingACell],
+    options: runner.RunOptions | None = None,
+    *,
+    refresh: bool = False,
+) -> Iterator[tuple[UtilityCell | SettingACell, pd.DataFrame]]:
+    """``(cell, tidy table)`` for each distinct cell, yielded as each is ready: cached cells
+    first (read in this process), then the rest as their workers finish them (the most expensive
+    started first, :func:`runner.run_imap`), so that a caller can save every finished cell while
+    the others run. Validation, cache and options as :func:`run_cells`."""
+    options = runner.RunOptions.of(options, default=runner.RunOptions(progress="utility cells"))
+    cache_dir = options.cache_dir
+    unique = list(dict.fromkeys(cells))
+    for c in unique:
+        if not isinstance(c, (UtilityCell, SettingACell)):
+            raise ValueError(f"run_cells takes UtilityCell/SettingACell objects, got {type(c).__name__}")
+    todo = []
+    for c in unique:
+        table = None if refresh else _cached_or_none(c, cache_dir)
+        if table is None:
+            todo.append(c)
+        else:
+            yield c, table
+    todo.sort(key=_cost, reverse=True)
+    for i, table in runner.run_imap(_job, [(c, cache_dir, refresh) for c in todo], options, label="utility cells"):
+        yield todo[i], table
+
+
 def run_cells(
     cells: Iterable[UtilityCell | SettingACell],
     *,
@@ -266,16 +294,8 @@ def run_cells(
     are still accepted.
     """
     options = runner.RunOptions.of(options, default=runner.RunOptions(progress="utility cells"), **legacy)
-    cache_dir = options.cache_dir
     unique = list(dict.fromkeys(cells))
-    for c in unique:
-        if not isinstance(c, (UtilityCell, SettingACell)):
-            raise ValueError(f"run_cells takes UtilityCell/SettingACell objects, got {type(c).__name__}")
-    done = {} if refresh else {c: _cached_or_none(c, cache_dir) for c in unique}
-    todo = sorted((c for c in unique if done.get(c) is None), key=_cost, reverse=True)
-    if todo:
-        results = runner.run_map(_job, [(c, cache_dir, refresh) for c in todo], options, label="utility cells")
-        done.update(zip(todo, results))
+    done = dict(iter_cells(unique, options, refresh=refresh))
     frames = [done[c] for c in unique if len(done[c])]
     if not frames:
         return pd.DataFrame(columns=COLUMNS)

@@ -10,6 +10,9 @@
 #   ARCHIVE_DEVICE=cuda fits the archive's models on the GPU (fit_many's $PATEGAN_AUDIT_DEVICE);
 #   if that run fails within its first FALLBACK_SECONDS it is rerun on the CPU for the time left.
 #   BENCH=0 skips the benchmark and gives the archive all cores.
+#   PYDEPS: a folder of extra packages put on PYTHONPATH (the utility archives need xgboost, which
+#   the device lacks: carry .venv/lib/python3.11/site-packages/xgboost and xgboost_cpu.libs and pass
+#   PYDEPS=.venv/lib/python3.11/site-packages).
 # Usage (on the device machine, repository root): OUT=/some/dir bash benchmarks/device_lease.sh
 # Session 13 (H200): 7 target candidates in 297 s beside the benchmark.
 set -u
@@ -23,9 +26,13 @@ BENCH=${BENCH:-1}
 FALLBACK_SECONDS=${FALLBACK_SECONDS:-120}
 export PYTHONPATH="$PWD/src" PYTHONUNBUFFERED=1 PATEGAN_AUDIT_CACHE="$PWD/results/cache"
 PY=${PY:-python3}
+[ -n "${PYDEPS:-}" ] && export PYTHONPATH="$PYTHONPATH:$PWD/$PYDEPS"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > "$OUT/nvidia.txt" 2>&1
 $PY -c "import torch, sklearn, pandas, scipy, joblib, tqdm; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())" \
   | tee "$OUT/env.txt" || exit 1
+if [ -n "${PYDEPS:-}" ]; then
+  $PY -c "import xgboost; print('xgboost', xgboost.__version__)" | tee -a "$OUT/env.txt" || exit 1
+fi
 mkdir -p "$OUT/archive"
 [ -d "results/archive/$ARCHIVE" ] && cp -r "results/archive/$ARCHIVE" "$OUT/archive/"
 if [ "$BENCH" = 1 ]; then CORES=2-15 JOBS=14; else CORES=0-15 JOBS=16; fi

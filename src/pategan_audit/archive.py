@@ -131,10 +131,22 @@ class Archive:
         same = ("the same computing code as this build" if m.get("source_hash") == now else
                 f"the computing code has changed since (source hash now {now}): rerun the archive to refresh it")
         return (f"archived run `{self.name}` at profile `{m.get('profile')}` ({m.get('profile_description', '')}); "
-                f"{m.get('runs', '')}; computed {m.get('finished', '?')[:10]} on {m.get('cpus', '?')} cores in "
+                f"{m.get('runs', '')}; computed {m.get('finished', '?')[:10]} {self._where()} in "
                 f"{wall:.0f} min wall-clock ({hours:.1f} core-hours), code at commit {commit} "
                 f"(source hash {m.get('source_hash')}, {same}); the book build reads this archive and does not "
                 f"recompute it")
+
+
+    def _where(self) -> str:
+        """"on N cores", or, for a run resumed on several machines, each session's cores and device
+        (sessions from before devices were recorded ran on CPUs)."""
+        sessions = self.meta.get("sessions") or []
+        machines = list(dict.fromkeys((s.get("cpus"), s.get("device") or "cpu") for s in sessions))
+        if len(machines) < 2:
+            return f"on {self.meta.get('cpus', '?')} cores"
+        each = [(f"{cpus} cores" if cpus else "unrecorded cores")
+                + ("" if device == "cpu" else f" with a {device} device for the fits") for cpus, device in machines]
+        return "in sessions on " + ", ".join(each[:-1]) + " and " + each[-1]
 
 
 def _git(*args: str) -> str | None:

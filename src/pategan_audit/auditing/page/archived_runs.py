@@ -5,6 +5,7 @@ page). A missing or partial archive says so and names the command that continues
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ... import reference
@@ -13,8 +14,8 @@ from .. import verdicts
 from ..summaries import ablation_table
 from .context import AuditPage
 
-__all__ = ["TARGETS_ARCHIVE", "ABLATION_ARCHIVES", "targets_table", "ablation_with_spread", "single_switch_findings",
-           "targets_large", "ablation_large"]
+__all__ = ["TARGETS_ARCHIVE", "ABLATION_ARCHIVES", "targets_table", "auc_standard_error", "target_findings", "ablation_with_spread",
+           "single_switch_findings", "targets_large", "ablation_large"]
 
 TARGETS_ARCHIVE = "audit_targets_large"
 ABLATION_ARCHIVES = ("audit_ablation_querybased_large", "audit_ablation_groundhog_large")
@@ -36,6 +37,56 @@ def targets_table(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def auc_standard_error(auc: float, n_in: int, n_out: int) -> float:
+    """The standard error of an empirical AUC from ``n_in`` and ``n_out`` scores (Hanley and
+    McNeil 1982, eq. 2, with their exponential approximations Q1 = A / (2 - A) and
+    Q2 = 2A^2 / (1 + A)): how far two candidates' mini-MIA AUCs must lie apart before the
+    target selection (implementation notes §audit.target) is more than a draw. (A statistic of
+    the page, kept out of the computing code's source hash.)"""
+    if not 0.0 <= auc <= 1.0 or n_in < 1 or n_out < 1:
+        raise ValueError(f"auc_standard_error needs 0 <= auc <= 1 and counts >= 1, got {auc}, {n_in}, {n_out}")
+    q1, q2 = auc / (2.0 - auc), 2.0 * auc**2 / (1.0 + auc)
+    var = (auc * (1.0 - auc) + (n_in - 1) * (q1 - auc**2) + (n_out - 1) * (q2 - auc**2)) / (n_in * n_out)
+    return float(np.sqrt(max(var, 0.0)))
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def target_findings(records: pd.DataFrame, paper: pd.DataFrame, n_models: int) -> str:
+    """Where the paper's candidates rank among ours and whether the picks are more than a draw:
+    each AUC from ``n_models`` + ``n_models`` scores has the standard error of
+    :func:`auc_standard_error`."""
+    ours = records.dropna(subset=["auc"]).sort_values("auc", ascending=False).reset_index(drop=True)
+    rank = {int(r): i + 1 for i, r in enumerate(ours["row"])}
+    auc = dict(zip(ours["row"].astype(int), ours["auc"]))
+    ref = paper[paper["ranking"] == "mia_auc_rank"].sort_values("rank")
+    top, second = ours.iloc[0], ours.iloc[1]
+    p1, p2 = ref.iloc[0], ref.iloc[1]
+    def se_diff(at: float) -> float:  # of a difference of two AUCs near ``at``
+        return float(np.sqrt(2) * auc_standard_error(at, n_models, n_models))
+
+    def apart(gap: float, at: float) -> str:  # a gap in standard errors, and whether it is more than a draw
+        if se_diff(at) == 0:
+            return "with no sampling spread at these AUCs"
+        z = gap / se_diff(at)
+        return f"{z:.1f} standard errors: " + ("beyond two, more than a draw" if z >= 2 else
+                                               "within two, a draw at this scale")
+
+    placed = "; ".join(f"row {int(r)} (the paper's {_ordinal(int(k))}, AUC {v:.3f}): "
+                       + (f"our {_ordinal(rank[int(r)])} of {len(ours)}, AUC {auc[int(r)]:.3f}" if int(r) in rank
+                          else "not among our candidates")
+                       for r, k, v in zip(ref["row_index"], ref["rank"], ref["value"]))
+    return (f"Our pick is **row {int(top['row'])}** (AUC {top['auc']:.3f}), ahead of row {int(second['row'])} "
+            f"({second['auc']:.3f}) by {top['auc'] - second['auc']:.3f}, "
+            f"{apart(top['auc'] - second['auc'], float(top['auc']))} (a difference of two AUCs from {n_models} + "
+            f"{n_models} models near {top['auc']:.2f} has a standard error of ≈ {se_diff(float(top['auc'])):.3f}, "
+            f"Hanley and McNeil). The paper's top three by AUC rank as follows in ours: {placed}. "
+            f"The paper's own choice of row {int(p1['row_index'])} over row {int(p2['row_index'])} rests on "
+            f"{p1['value'] - p2['value']:.3f}, {apart(p1['value'] - p2['value'], float(p1['value']))}.")
+
+
 def targets_large(page: AuditPage, archive=None) -> list[Block]:
     """The mini-MIAs at the paper's scale (64 candidates × 100 + 100 ``original`` models)."""
     if archive is None:
@@ -44,11 +95,15 @@ def targets_large(page: AuditPage, archive=None) -> list[Block]:
         archive = read_archive(TARGETS_ARCHIVE)
     if archive is None:
         return [archive_missing(TARGETS_ARCHIVE, "64 × 200 `original` fits, about 7 core-hours")]
-    table = targets_table(archive.records, reference.target_selection_reference())
+    paper = reference.target_selection_reference()
+    table = targets_table(archive.records, paper)
     meta = archive.meta
-    return [Text(f"**Target selection at the paper's scale** ({meta.get('runs', '')}; {archive.caption()}). "
-                 f"Our pick so far: **row {meta.get('target')}** (AUC {meta.get('target_auc', float('nan')):.3f}); "
-                 f"the paper's: row 397 (AUC 0.6659).{_progress(archive)}"),
+    if meta.get("complete") and archive.records["auc"].notna().sum() >= 2:
+        finding = " " + target_findings(archive.records, paper, int(archive.records["n_models"].iloc[0]))
+    else:
+        finding = (f" Our pick so far: **row {meta.get('target')}** (AUC {meta.get('target_auc', float('nan')):.3f}); "
+                   f"the paper's: row 397 (AUC 0.6659).{_progress(archive)}")
+    return [Text(f"**Target selection at the paper's scale** ({meta.get('runs', '')}; {archive.caption()}).{finding}"),
             SaveTable("target_selection_large", table), ShowTable(table.head(10).round(4))]
 
 

@@ -845,7 +845,7 @@ EXPERIMENTS = {
 
 # per_classifier_<dataset>_<preset>: that preset's cell drawn again at the archive's M x S (Credit: Tables 8
 # and 9 and Table 4's cell; ISOLET: Table 4's cell only)
-DRAW_AGAIN = {"credit": ((3, 3), ("smartnoise", "borealis", "synthcity")), "isolet": ((2, 2), ("smartnoise", "borealis", "original"))}
+DRAW_AGAIN = {"credit": ((3, 3), ("smartnoise", "borealis", "synthcity")), "isolet": ((2, 2), ("smartnoise", "borealis", "original", "synthcity"))}
 EXPERIMENTS.update({
     f"per_classifier_{d}_{p}": (
         per_classifier_best_of_n,

@@ -343,6 +343,11 @@ def test_a_utility_archive_saves_each_cell_as_its_worker_finishes(tmp_path, monk
     name = "utility_sweep_large"
     monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "one"))
     one = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path / "a", only=["smartnoise"])
+    from pategan_audit.utility.run import cell_id
+
+    # one worker computes the cells in the archive's own order (not longest first)
+    order = [cell_id(c) for c in archive.sweep_cells("smoke") if getattr(c, "implementation", "real") == "smartnoise"]
+    assert one.records["cell"].drop_duplicates().tolist() == order
     monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "two"))
     saves = []
     real = archive.write_archive

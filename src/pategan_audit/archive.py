@@ -746,8 +746,10 @@ def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta:
                     **(_ADABOOST_META if adaboost_meta is None else adaboost_meta)}
 
         # every worker on a cell of its own; each finished cell is saved while the others run
+        # in the archive's order (the cells a short session can finish come first)
         finished_cells = U.iter_cells(todo, RunOptions(n_jobs=n_jobs, backend=backend,
-                                                       progress=f"{len(todo)} cells, {resolve_jobs(n_jobs)} workers"))
+                                                       progress=f"{len(todo)} cells, {resolve_jobs(n_jobs)} workers"),
+                                      longest_first=False)
         def table(done_cell: tuple) -> pd.DataFrame:
             cell, records = done_cell
             tqdm.write(f"cell done: {_cell_desc(cell)}")

@@ -254,11 +254,14 @@ def iter_cells(
     options: runner.RunOptions | None = None,
     *,
     refresh: bool = False,
+    longest_first: bool = True,
 ) -> Iterator[tuple[UtilityCell | SettingACell, pd.DataFrame]]:
     """``(cell, tidy table)`` for each distinct cell, yielded as each is ready: cached cells
-    first (read in this process), then the rest as their workers finish them (the most expensive
-    started first, :func:`runner.run_imap`), so that a caller can save every finished cell while
-    the others run. Validation, cache and options as :func:`run_cells`."""
+    first (read in this process), then the rest as their workers finish them
+    (:func:`runner.run_imap`), so that a caller can save every finished cell while the others run.
+    ``longest_first``: start the most expensive cells first, so that the workers finish together;
+    False keeps the given order (an archive's own, chosen so that a session that stops early has
+    saved the most cells). Validation, cache and options as :func:`run_cells`."""
     options = runner.RunOptions.of(options, default=runner.RunOptions(progress="utility cells"))
     cache_dir = options.cache_dir
     unique = list(dict.fromkeys(cells))
@@ -272,7 +275,8 @@ def iter_cells(
             todo.append(c)
         else:
             yield c, table
-    todo.sort(key=_cost, reverse=True)
+    if longest_first:
+        todo.sort(key=_cost, reverse=True)
     for i, table in runner.run_imap(_job, [(c, cache_dir, refresh) for c in todo], options, label="utility cells"):
         yield todo[i], table
 

@@ -57,11 +57,13 @@ def test_collect_archived_takes_best_of_n_and_setting_a(tmp_path):
 
 
 def test_collect_archived_reads_the_sweeps_other_epsilons_for_figures_1_8_9(tmp_path):
-    """utility_sweep_large gives the Epileptic points of Figures 1, 8 and 9 at ε != 1 (ε = 1 stays
-    with utility_large's best of more); Cervical, our own presets and refused cells give none."""
+    """utility_sweep_large gives the Epileptic points of Figures 1, 8 and 9 and the Credit points of
+    Figures 6 and 7 at ε != 1 (ε = 1 stays with the Table 4 archives' best of more); Cervical, our
+    own presets and refused cells give none."""
     rec = _utility_records()
     rec = rec[rec["implementation"] != "real"]
     parts = [rec.assign(dataset="epileptic_seizure", epsilon=eps, cell=f"e{eps}") for eps in (0.5, 1.0)]
+    parts += [rec.assign(dataset="credit", epsilon=eps, cell=f"k{eps}") for eps in (5.0, 1.0)]
     parts.append(rec.assign(cell="c"))  # Cervical: no figure
     parts.append(rec.assign(dataset="epileptic_seizure", implementation="gnmax", epsilon=0.5, cell="g"))
     parts.append(rec.assign(dataset="epileptic_seizure", epsilon=0.01, cell="r", auroc=np.nan, auprc=np.nan,
@@ -69,8 +71,11 @@ def test_collect_archived_reads_the_sweeps_other_epsilons_for_figures_1_8_9(tmp_
     write_archive("utility_sweep_large", pd.concat(parts, ignore_index=True), {"profile": "large", "runs": "2 x 2"},
                   directory=tmp_path)
     got = scorecard.collect_archived(tmp_path)
-    assert set(got["table"]) == {"figure1", "figure9", "figure8"} and set(got["row"]) == {"updated"}
-    assert set(got["column"]) == {"auroc eps=0.5", "auprc eps=0.5"}
+    assert set(got["table"]) == {"figure1", "figure9", "figure8", "figure6", "figure7"} and set(got["row"]) == {"updated"}
+    assert set(got[got["table"].isin(["figure1", "figure9", "figure8"])]["column"]) == {"auroc eps=0.5", "auprc eps=0.5"}
+    credit = got[got["table"].isin(["figure6", "figure7"])].set_index("table")
+    assert credit.loc["figure6", "column"] == "auroc eps=5" and credit.loc["figure7", "column"] == "auprc eps=5"
+    assert credit.loc["figure7", "ours"] == pytest.approx(0.4)  # the AUPRC of the best table, as Table 4's
     fig1 = got[got["table"] == "figure1"].iloc[0]
     assert fig1["ours"] == pytest.approx(0.8 + 0.01 * 5.5)
     assert fig1["interval_lo"] - 1e-9 <= fig1["ours"] <= fig1["interval_hi"] + 1e-9
@@ -440,7 +445,9 @@ def test_aliases_are_the_same_runs_under_the_papers_other_names():
     assert ("table11", "borealis", "N/1000") in scorecard.aliases(("table4", "epileptic_seizure", "borealis"))
     assert set(scorecard.aliases(("table4_auprc", "epileptic_seizure", "borealis"))) == {
         ("figure9", "borealis", "auprc eps=1"), ("table10", "average", "borealis")}
-    assert scorecard.aliases(("table4_auprc", "credit", "synthcity")) == [("table9", "average", "synthcity")]
+    assert set(scorecard.aliases(("table4_auprc", "credit", "synthcity"))) == {
+        ("figure7", "synthcity", "auprc eps=1"), ("table9", "average", "synthcity")}
+    assert ("figure6", "smartnoise", "auroc eps=1") in scorecard.aliases(("table4", "credit", "smartnoise"))
     assert scorecard.aliases(("table4_auprc", "cervical_cancer", "borealis")) == []
     keys = set(zip(*(scorecard.paper_numbers()[c] for c in ("table", "row", "column"))))
     for d in scorecard.DIAGNOSES:  # every alias is a number the paper prints

@@ -525,12 +525,18 @@ def diagnoses_table() -> pd.DataFrame:
                           "status": d.status, "experiment": d.experiment, "measured": d.measured,
                           "preset bug": d.preset_bug} for d in DIAGNOSES]).set_index(["table", "row", "column"])
 
+#: (Table 4 statistic, dataset) -> the figure whose ε = 1 point is that cell (§5.2's curves)
+_FIGURE_AT_EPS1 = {("table4", "epileptic_seizure"): "figure1", ("table4_auprc", "epileptic_seizure"): "figure9",
+                   ("table4", "credit"): "figure6", ("table4_auprc", "credit"): "figure7"}
+
+
 def aliases(key: tuple[str, str, str]) -> list[tuple[str, str, str]]:
     """The other scorecard keys under which the paper prints the same runs as ``key``
     (:func:`derive`, :func:`_best_of_n_rows`): Table 4's cell is Table 12's "D" column, Table 6's
     non-conditional column (original), the "Average" row of the dataset's per-classifier table
-    (:data:`pategan_audit.reference.PER_CLASSIFIER_TABLES`; AUPRC: Tables 9 and 10) and, on
-    Epileptic, Table 11's "N/1000" and Figure 1's ε = 1 point (AUROC) or Figure 9's (AUPRC)."""
+    (:data:`pategan_audit.reference.PER_CLASSIFIER_TABLES`; AUPRC: Tables 9 and 10), on Epileptic
+    Table 11's "N/1000", and the ε = 1 point of the dataset's privacy-utility figure: Figure 1
+    (AUROC) or 9 (AUPRC) on Epileptic, Figure 6 or 7 on Credit."""
     table, row, column = key
     out = []
     metric = {"table4": "auroc", "table4_auprc": "auprc"}.get(table)
@@ -538,12 +544,11 @@ def aliases(key: tuple[str, str, str]) -> list[tuple[str, str, str]]:
         out.append(("table12", row, f"{column} D"))
         if column == "original":
             out.append(("table6", row, "non_conditional"))
-        if row == "epileptic_seizure":
-            out.append(("figure1", column, "auroc eps=1"))
-            if column in R.table11(wide=True).index:
-                out.append(("table11", column, "N/1000"))
-    if table == "table4_auprc" and row == "epileptic_seizure":
-        out.append(("figure9", column, "auprc eps=1"))
+        if row == "epileptic_seizure" and column in R.table11(wide=True).index:
+            out.append(("table11", column, "N/1000"))
+    figure = _FIGURE_AT_EPS1.get((table, row))
+    if figure is not None:
+        out.append((figure, column, f"{metric} eps=1"))
     out += [(t, R.AVERAGE, column) for t, m in R.PER_CLASSIFIER_TABLES.get(row, ()) if m == metric]
     return out
 

@@ -594,7 +594,7 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
     (:func:`best_of_n_intervals`): Table 4 (AUROC, AUPRC),
     Tables 5 and 10 and the ε = 1 points of Figures 1, 8, 9 (Epileptic), Table 7 / Setting A
     from ``utility_large``; Table 4's Credit and ISOLET rows, Tables 8 and 9 (Credit) and their
-    Setting A from ``utility_tables_large`` (:data:`UTILITY_TABLE_ARCHIVES`); the other ε of Figures 1, 8, 9 from ``utility_sweep_large``; Tables 6's conditional column, 11 and 12's P
+    Setting A from ``utility_tables_large`` (:data:`UTILITY_TABLE_ARCHIVES`); the other ε of Figures 1, 8, 9 (Epileptic) and 6, 7 (Credit) from ``utility_sweep_large``; Tables 6's conditional column, 11 and 12's P
     columns from ``utility_variants_large``; Figures 2, 3 and 4 from ``traces_paper``; Figure 5's ε_emp (Clopper-Pearson) and Figure 12's (Bayesian) in the
     paper channel with their spread from the audit archives. Empty if no archive is present."""
     from .archive import read_archive
@@ -623,9 +623,10 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
             r.update(section="utility", profile=prof)
         rows += part
     sweep = read_archive("utility_sweep_large", directory=directory)
-    if sweep is not None:  # the other ε of Figures 1, 8, 9 (Epileptic; ε = 1 is utility_large's best of more)
+    if sweep is not None:  # the other ε of Figures 1, 8, 9 (Epileptic) and 6, 7 (Credit); ε = 1 is the
+        # Table 4 archives' best of more (utility_large, utility_tables_large)
         rec = sweep.records
-        rec = rec[(rec["dataset"] == "epileptic_seizure") & rec["implementation"].isin(R.IMPLEMENTATIONS)
+        rec = rec[rec["dataset"].isin(list(SWEEP_FIGURES)) & rec["implementation"].isin(R.IMPLEMENTATIONS)
                   & (rec["epsilon"].astype(float) != 1.0)]
         rows += [{**r, "section": "utility", "profile": sweep.meta["profile"]}
                  for r in _best_of_n_rows(rec, sweep.meta.get("runs", ""), tables=False)]
@@ -662,10 +663,15 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
 
 
 
+#: the privacy-utility figures of each dataset (§5.2): (figure, metric) of its best-of-n points
+SWEEP_FIGURES = {"epileptic_seizure": (("figure1", "auroc"), ("figure9", "auprc")),
+                 "credit": (("figure6", "auroc"), ("figure7", "auprc"))}
+
+
 def _best_of_n_rows(synth: pd.DataFrame, runs: str, *, tables: bool) -> list[dict]:
     """Scorecard rows of best-of-n utility records (:func:`collect_archived`), each with its
-    bootstrap interval: the Epileptic points of Figures 1 (AUROC), 9 (AUPRC) and 8 (mean ± SE) at
-    each ε of ``synth``; with ``tables`` (ε = 1 records) also Table 4 (both metrics) and the
+    bootstrap interval: the points of Figures 1 (AUROC), 9 (AUPRC) and 8 (mean ± SE) on Epileptic
+    and of Figures 6 (AUROC) and 7 (AUPRC) on Credit (:data:`SWEEP_FIGURES`) at each ε of ``synth``; with ``tables`` (ε = 1 records) also Table 4 (both metrics) and the
     per-classifier tables (:data:`pategan_audit.reference.PER_CLASSIFIER_TABLES`: 5 and 10 on Epileptic, 8 and 9 on Credit),
     their "Average" row included (the mean over the classifiers: Table 4's cell)."""
     from .utility import CELL_KEYS, best_of_n, best_per_classifier, mean_se
@@ -689,9 +695,9 @@ def _best_of_n_rows(synth: pd.DataFrame, runs: str, *, tables: bool) -> list[dic
             add("table4_auprc", ds, impl, r["auprc"], r, "auprc", R.AVERAGE)
             for table, metric in R.PER_CLASSIFIER_TABLES.get(ds, ()):  # their "Average" row is Table 4's cell
                 add(table, R.AVERAGE, impl, r[metric], r, metric, R.AVERAGE)
-        if ds == "epileptic_seizure" and not pd.isna(r["auroc"]):
-            add("figure1", impl, f"auroc eps={eps:g}", r["auroc"], r, "auroc", R.AVERAGE)
-            add("figure9", impl, f"auprc eps={eps:g}", r["auprc"], r, "auprc", R.AVERAGE)
+        if not pd.isna(r["auroc"]):
+            for table, metric in SWEEP_FIGURES.get(ds, ()):
+                add(table, impl, f"{metric} eps={eps:g}", r[metric], r, metric, R.AVERAGE)
     if tables:
         for _, r in best_per_classifier(synth).iterrows():
             for table, metric in R.PER_CLASSIFIER_TABLES.get(r["dataset"], ()):

@@ -136,7 +136,6 @@ class Archive:
                 f"(source hash {m.get('source_hash')}, {same}); the book build reads this archive and does not "
                 f"recompute it")
 
-
     def _where(self) -> str:
         """"on N cores", or, for a run resumed on several machines, each session's cores and device
         (sessions from before devices were recorded ran on CPUs)."""
@@ -713,9 +712,9 @@ def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta:
     def run(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
             save: Callable[[pd.DataFrame, dict], None] | None = None,
             only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
-        from . import utility as U
         from tqdm import tqdm
 
+        from . import utility as U
         from .runner import RunOptions, resolve_jobs
         from .utility.run import cell_id
         from .utility.tables import runs_text
@@ -745,11 +744,12 @@ def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta:
                     "runs": runs_text(cells) + f"; {ran} of {len(cells)} cells", "core_seconds_measured": core,
                     **(_ADABOOST_META if adaboost_meta is None else adaboost_meta)}
 
-        # every worker on a cell of its own; each finished cell is saved while the others run
-        # in the archive's order (the cells a short session can finish come first)
+        # every worker on a cell of its own, in the archive's order (the cells a short session can
+        # finish come first); each finished cell is saved while the others run
         finished_cells = U.iter_cells(todo, RunOptions(n_jobs=n_jobs, backend=backend,
                                                        progress=f"{len(todo)} cells, {resolve_jobs(n_jobs)} workers"),
                                       longest_first=False)
+
         def table(done_cell: tuple) -> pd.DataFrame:
             cell, records = done_cell
             tqdm.write(f"cell done: {_cell_desc(cell)}")

@@ -40,6 +40,17 @@ def test_targets_table_ranks_by_auc_beside_the_paper(smoke_archives):
     assert f"row {a.meta['target']}" in blocks[0].markdown
 
 
+def test_targets_table_starts_at_the_largest_auc_and_keeps_every_candidate():
+    """Rank 1 is the best candidate and no candidate falls off the end (the index starts at 1)."""
+    from pategan_audit import reference
+
+    records = pd.DataFrame({"row": [5, 174, 397], "auc": [0.55, 0.72, 0.59], "distance": [1.0, 1.2, 2.1]})
+    table = archived_runs.targets_table(records, reference.target_selection_reference())
+    assert table["row (ours)"].tolist() == [174, 397, 5] and table.index.tolist() == [1, 2, 3]
+    assert table.loc[1, "AUC (ours)"] == pytest.approx(0.72) and table.loc[3, "distance (ours)"] == pytest.approx(1.0)
+    assert table.loc[1, "row (paper)"] == 397
+
+
 def test_ablation_rows_carry_a_range_and_say_whether_the_change_is_resolved(smoke_archives):
     table = archived_runs.ablation_with_spread(smoke_archives["audit_ablation_querybased_large"].records)
     assert (table["ε_emp 90% low"] <= table["ε_emp"] + 1e-9).all() and (table["ε_emp"] <= table["ε_emp 90% high"] + 1e-9).all()

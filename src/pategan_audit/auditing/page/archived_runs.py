@@ -30,8 +30,10 @@ def targets_table(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     """The candidates by mini-MIA AUC (ours), best first, beside the paper's best three by AUC."""
     ours = records.sort_values("auc", ascending=False).reset_index(drop=True)
     ref = paper[paper["ranking"] == "mia_auc_rank"].sort_values("rank")
-    out = pd.DataFrame({"row (ours)": ours["row"].astype(int), "AUC (ours)": ours["auc"],
-                        "distance (ours)": ours["distance"]}, index=pd.RangeIndex(1, len(ours) + 1, name="rank by AUC"))
+    # positional values: the frame's index starts at rank 1, ``ours``'s at 0
+    out = pd.DataFrame({"row (ours)": ours["row"].astype(int).to_numpy(), "AUC (ours)": ours["auc"].to_numpy(),
+                        "distance (ours)": ours["distance"].to_numpy()},
+                       index=pd.RangeIndex(1, len(ours) + 1, name="rank by AUC"))
     out["row (paper)"] = pd.Series(ref["row_index"].to_numpy(), index=range(1, len(ref) + 1))
     out["AUC (paper)"] = pd.Series(ref["value"].to_numpy(), index=range(1, len(ref) + 1))
     return out

@@ -726,6 +726,73 @@ def per_classifier_best_of_n(*, presets: tuple[str, ...] = ("synthcity", "update
     return frame
 
 
+#: the ε-sweep figures of each dataset (as :data:`pategan_audit.scorecard.SWEEP_FIGURES`): (figure number,
+#: metric) of its best-of-n points
+_SWEEP_FIGURES = {"credit": ((6, "auroc"), (7, "auprc")), "epileptic_seizure": ((1, "auroc"), (9, "auprc"))}
+
+
+def archived_sweep_cell(dataset: str, implementation: str, epsilon: float) -> pd.DataFrame:
+    """The records of the ``utility_sweep_large`` cell an ε-sweep experiment is compared with (read
+    from ``results/archive`` or ``$PATEGAN_AUDIT_ARCHIVE``); called before training, so a missing
+    cell stops the experiment at once (as :func:`archived_cell`)."""
+    from pategan_audit.archive import read_archive
+
+    archive = read_archive("utility_sweep_large")
+    rec = archive.records if archive is not None else pd.DataFrame(columns=["dataset", "implementation", "epsilon"])
+    cell = rec[(rec["dataset"] == dataset) & (rec["implementation"] == implementation)
+               & np.isclose(rec["epsilon"].astype(float), float(epsilon))]
+    if not len(cell):
+        raise LookupError(f"no archived sweep cell for {implementation} on {dataset} at epsilon={epsilon:g} in "
+                          "utility_sweep_large: run and commit it first (python -m pategan_audit.archive "
+                          "utility_sweep_large), or point $PATEGAN_AUDIT_ARCHIVE at the directory that holds it")
+    return cell
+
+
+def sweep_draw_again(*, dataset: str = "credit", implementation: str = "smartnoise", epsilon: float = 0.5,
+                     n_models: int = 3, n_tables: int = 3, seed: int = 1, out: str | None = None) -> pd.DataFrame:
+    """A point of the ε-sweep figures (§5.2: Figures 6 and 7 on Credit, 1 and 9 on Epileptic) drawn
+    again: the ``utility_sweep_large`` cell of ``implementation`` at ``epsilon`` (same caps, split,
+    classifiers and AdaBoost) with ``n_models`` x ``n_tables`` new tables at master seed ``seed``
+    (default 3 x 3 = 9, the tables behind each of the paper's points off ε = 1, against the sweep's
+    best of 2 x 2). Does another draw of the same protocol move the best-of-n across the paper's
+    point? ``out``: the point's rows beside the archive's best (:func:`per_classifier_csv`'s
+    columns plus ``epsilon``; the scorecard keys them to the figure's point)."""
+    import dataclasses
+
+    from pategan_audit import reference as R
+    from pategan_audit.archive import sweep_cells
+    from pategan_audit.utility.aggregate import best_of_n
+    from pategan_audit.utility.run import run_cell
+
+    if dataset not in _SWEEP_FIGURES:
+        raise ValueError(f"dataset={dataset!r} has no ε-sweep figure; choose one of {sorted(_SWEEP_FIGURES)}")
+    arch = archived_sweep_cell(dataset, implementation, epsilon)  # before any training
+    (cell,) = [c for c in sweep_cells("large") if c.dataset == dataset and c.implementation == implementation
+               and np.isclose(c.epsilon, epsilon)]
+    cell = dataclasses.replace(cell, n_models=n_models, n_tables=n_tables, seed=seed)
+    _torch_one_thread()
+    res = run_cell(cell)  # through the result cache: an interrupted run resumes from its fits
+    ours, archived = best_of_n(res).iloc[0], best_of_n(arch).iloc[0]
+    n_all = len(res[["model", "table"]].drop_duplicates())
+    n_archive = len(arch[["model", "table"]].drop_duplicates())
+    iterations = int(res["iterations"].max())
+    tried = (f"{n_all} new tables of the sweep's protocol at epsilon = {epsilon:g} "
+             f"({iterations:,} iterations run; master seed {seed})")
+    rows = []
+    for number, metric in _SWEEP_FIGURES[dataset]:
+        ref = R.figure_series(number)
+        paper = ref[(ref["implementation"] == implementation) & np.isclose(ref["epsilon"], epsilon)]["value"]
+        rows.append({"table": f"figure{number}", "classifier": dataset, "implementation": implementation,
+                     "metric": metric, "epsilon": float(epsilon), "best_of_all": float(ours[metric]), "n_all": n_all,
+                     "archive": float(archived[metric]), "n_archive": n_archive, "paper": float(paper.iloc[0]),
+                     "iterations": iterations, "tried": tried,
+                     "mean_table_auroc": float(res.groupby(["model", "table"])["auroc"].mean().mean())})
+    table = pd.DataFrame(rows)
+    if out:
+        _save_rows(table, out)
+    return table
+
+
 def epileptic_mean_vs_records() -> pd.DataFrame:
     """Archive (Epileptic, best-of-4, 2,000 iterations) against the authors' records at ε = 1:
     per-table mean AUROC (Fig. 8's statistic, records' mean ± SE over 25 tables) and the
@@ -852,6 +919,16 @@ EXPERIMENTS.update({
         {"presets": (p,), "dataset": d, "n_models": m, "n_tables": t, "out": f"results/experiments/per_classifier_{d}_{p}.csv"},
         {"presets": (p,), "dataset": d, "n_models": 1, "n_tables": 1, "out": None})
     for d, ((m, t), presets) in DRAW_AGAIN.items() for p in presets})
+
+
+# per_classifier_<dataset>_<preset>_eps<ε>: that preset's ε-sweep point drawn again (3 x 3 tables, the paper's n)
+SWEEP_DRAW_AGAIN = {("credit", "smartnoise"): (0.5, 5.0, 10.0)}
+EXPERIMENTS.update({
+    f"per_classifier_{d}_{p}_eps{e:g}": (
+        sweep_draw_again,
+        {"dataset": d, "implementation": p, "epsilon": e, "out": f"results/experiments/per_classifier_{d}_{p}_eps{e:g}.csv"},
+        {"dataset": d, "implementation": p, "epsilon": e, "n_models": 1, "n_tables": 1, "out": None})
+    for (d, p), epsilons in SWEEP_DRAW_AGAIN.items() for e in epsilons})
 
 
 def _load_average() -> str:

@@ -629,3 +629,28 @@ def test_a_delta_row_takes_its_status_from_the_cells_it_is_computed_from():
     assert "table4 credit smartnoise" in card(["explained"] * 4)["explanation"]
     assert card(["explained", "unexplained: tried x", "explained", "explained"])["status"].startswith("unexplained: tried")
     assert card(["explained", scorecard.NOT_DIAGNOSED, "explained", "explained"])["status"] == scorecard.NOT_DIAGNOSED
+
+
+def test_a_sweep_experiment_row_diagnoses_its_figure_point(tmp_path):
+    """Rows with an ``epsilon`` (``sweep_draw_again``) key to the figure's point, ``(figure6,
+    smartnoise, "auroc eps=0.5")``; the file's name gives the experiment call."""
+    base = {"classifier": "credit", "implementation": "smartnoise", "n_all": 9, "n_archive": 4, "iterations": 9,
+            "tried": "9 new tables"}
+    rows = pd.DataFrame([
+        {**base, "table": "figure6", "metric": "auroc", "epsilon": 0.5, "best_of_all": 0.70, "archive": 0.61,
+         "paper": 0.49},  # both draws above the paper's point
+        {**base, "table": "figure7", "metric": "auprc", "epsilon": 10.0, "best_of_all": 0.30, "archive": 0.08,
+         "paper": 0.27},  # the new draw crosses it
+    ])
+    path = tmp_path / "per_classifier_credit_smartnoise_eps0.5.csv"
+    rows.to_csv(path, index=False)
+    got = {d.key: d for d in scorecard.per_classifier_diagnoses(path)}
+    assert set(got) == {("figure6", "smartnoise", "auroc eps=0.5"), ("figure7", "smartnoise", "auprc eps=10")}
+    assert not got[("figure6", "smartnoise", "auroc eps=0.5")].explained
+    assert "the paper's 0.4900 below it" in got[("figure6", "smartnoise", "auroc eps=0.5")].status
+    assert got[("figure7", "smartnoise", "auprc eps=10")].explained
+    call = got[("figure7", "smartnoise", "auprc eps=10")].experiment
+    assert call == ("benchmarks/table4_differences.py::sweep_draw_again(dataset='credit', "
+                    "implementation='smartnoise', epsilon=0.5)")
+    keys = set(zip(*(scorecard.paper_numbers()[c] for c in ("table", "row", "column"))))
+    assert set(got) <= keys

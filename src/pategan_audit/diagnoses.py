@@ -13,6 +13,7 @@ facts), and :func:`status` says where any cell outside its tolerance stands. The
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -404,6 +405,30 @@ def _n_archive(row) -> int:
     return 4 if n is None or pd.isna(n) else int(n)
 
 
+def _row_key(r) -> tuple[str, str, str]:
+    """The scorecard key of an experiment row: ``(table, classifier, implementation)``, or for a
+    point of an ε-sweep figure (a row with ``epsilon``; ``sweep_draw_again``) ``(figure,
+    implementation, "<metric> eps=<ε>")``, the key :mod:`pategan_audit.scorecard` gives that point."""
+    eps = getattr(r, "epsilon", None)
+    if eps is None or pd.isna(eps):
+        return (r.table, r.classifier, r.implementation)
+    return (r.table, r.implementation, f"{r.metric} eps={float(eps):g}")
+
+
+#: ``per_classifier_<dataset>_<preset>_eps<ε>.csv``: an ε-sweep point drawn again (``sweep_draw_again``)
+_SWEEP_STEM = re.compile(r"per_classifier_(?P<dataset>[a-z_]+?)_(?P<preset>[a-z]+)_eps(?P<eps>[0-9.]+)")
+
+
+def _sweep_call(stem: str) -> str:
+    """The experiment call behind a committed file without an entry of its own: an ε-sweep point's
+    ``sweep_draw_again``, else the per-classifier default."""
+    m = _SWEEP_STEM.fullmatch(stem)
+    if m is None:
+        return "per_classifier_best_of_n()"
+    return (f"sweep_draw_again(dataset='{m['dataset']}', implementation='{m['preset']}', "
+            f"epsilon={float(m['eps']):g})")
+
+
 def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
     """Tables 5 and 10 (Epileptic, each classifier's best over n tables; Tables 8 and 9 and Table
     4's cell on Credit) from the committed
@@ -434,12 +459,12 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
     for path in map(Path, paths):
         if not path.exists():
             continue
-        call = f"benchmarks/table4_differences.py::{experiments.get(path.stem, 'per_classifier_best_of_n()')}"
+        call = f"benchmarks/table4_differences.py::{experiments.get(path.stem) or _sweep_call(path.stem)}"
         for r in pd.read_csv(path).itertuples():
             limit = SMALLEST_AUPRC_TOLERANCE if r.metric == "auprc" else SMALLEST_TOLERANCE
             if abs(float(r.archive) - float(r.paper)) <= limit:  # inside every tolerance
                 continue
-            found.setdefault((r.table, r.classifier, r.implementation), []).append((r, call))
+            found.setdefault(_row_key(r), []).append((r, call))
     out = []
     for key, tries in found.items():
         def numbers(r) -> str:

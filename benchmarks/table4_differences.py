@@ -171,6 +171,17 @@ two cores were busy with an archive job, load average 3.3-4.2; this job ran at `
     AUROC 0.641, sd 0.102): both draws lie far above the paper, so Table 4's Credit cell stays
     *unexplained: tried*; the per-classifier cells the two draws bracket are explained.
 
+``per_classifier_credit_smartnoise_eps0.5``, ``_eps5``, ``_eps10`` (Figures 6 and 7: smartnoise's
+    Credit points off ε = 1, where the paper's curve swings 0.49 / 0.74 / 0.47 / 0.80 at ε = 0.5, 1, 5,
+    10 and the sweep archive's best of 4 is flat at 0.55-0.68). ``sweep_draw_again``: the sweep's cell
+    at that ε with 3 x 3 new tables (the paper's n) at master seed 1. Measured 2026-11-26, the three
+    side by side on a 2-core machine (load 3.0), 2,841 / 3,047 / 3,107 s wall: best of 9 AUROC 0.8276 /
+    0.7861 / 0.7404 and AUPRC 0.2576 / 0.1518 / 0.0496 (per-table mean AUROC 0.625 / 0.546 / 0.524)
+    against the archive's 0.6138 / 0.6204 / 0.6802 (AUPRC 0.0750 / 0.0665 / 0.0820) and the paper's
+    0.4935 / 0.4716 / 0.7971 (AUPRC 0.0234 / 0.0288 / 0.2742). At ε = 0.5 and 5 the paper's best of 9
+    lies below both draws' best and below our tables' mean; at ε = 10 above both. No draw brackets a
+    paper point: the six stay *unexplained: tried*.
+
 ``hyperparameter_draws`` (Table 12's P on Cervical: original, updated, synthcity drawn again at
     master seeds 1-3, best of 5 x 5; 1,728 s wall, load 4.2 -> 4.9 beside three other jobs):
     original 0.6594 / 0.7270 / 0.6915 (3-4 of 5 models single-class; archive 0.6370, paper 0.8531),

@@ -638,7 +638,7 @@ def test_a_sweep_experiment_row_diagnoses_its_figure_point(tmp_path):
             "tried": "9 new tables"}
     rows = pd.DataFrame([
         {**base, "table": "figure6", "metric": "auroc", "epsilon": 0.5, "best_of_all": 0.70, "archive": 0.61,
-         "paper": 0.49},  # both draws above the paper's point
+         "paper": 0.49, "mean_table_auroc": 0.62},  # both draws above the paper's point
         {**base, "table": "figure7", "metric": "auprc", "epsilon": 10.0, "best_of_all": 0.30, "archive": 0.08,
          "paper": 0.27},  # the new draw crosses it
     ])
@@ -648,6 +648,8 @@ def test_a_sweep_experiment_row_diagnoses_its_figure_point(tmp_path):
     assert set(got) == {("figure6", "smartnoise", "auroc eps=0.5"), ("figure7", "smartnoise", "auprc eps=10")}
     assert not got[("figure6", "smartnoise", "auroc eps=0.5")].explained
     assert "the paper's 0.4900 below it" in got[("figure6", "smartnoise", "auroc eps=0.5")].status
+    assert "the new tables' mean AUROC 0.6200" in got[("figure6", "smartnoise", "auroc eps=0.5")].status
+    assert "mean AUROC" not in got[("figure7", "smartnoise", "auprc eps=10")].measured  # no mean given
     assert got[("figure7", "smartnoise", "auprc eps=10")].explained
     call = got[("figure7", "smartnoise", "auprc eps=10")].experiment
     assert call == ("benchmarks/table4_differences.py::sweep_draw_again(dataset='credit', "

@@ -468,8 +468,10 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
     out = []
     for key, tries in found.items():
         def numbers(r) -> str:
+            mean = getattr(r, "mean_table_auroc", None)  # written by sweep_draw_again
+            per_table = "" if mean is None or pd.isna(mean) else f"; the new tables' mean AUROC {float(mean):.4f}"
             return (f"{r.tried}: best {float(r.best_of_all):.4f} (archive's best of {_n_archive(r)} "
-                    f"{float(r.archive):.4f}, {int(r.iterations)} iterations)")
+                    f"{float(r.archive):.4f}, {int(r.iterations)} iterations{per_table})")
         paper = float(tries[0][0].paper)
         def between(r) -> bool:  # the archive's value and the experiment's bracket the paper's
             lo, hi = sorted((float(r.archive), float(r.best_of_all)))

@@ -782,7 +782,7 @@ def sweep_draw_again(*, dataset: str = "credit", implementation: str = "smartnoi
                and np.isclose(c.epsilon, epsilon)]
     cell = dataclasses.replace(cell, n_models=n_models, n_tables=n_tables, seed=seed)
     _torch_one_thread()
-    res = run_cell(cell)  # through the result cache: an interrupted run resumes from its fits
+    res = run_cell(cell)  # through the result cache: a finished cell is read back, not recomputed
     ours, archived = best_of_n(res).iloc[0], best_of_n(arch).iloc[0]
     n_all = len(res[["model", "table"]].drop_duplicates())
     n_archive = len(arch[["model", "table"]].drop_duplicates())

@@ -649,6 +649,7 @@ def test_a_sweep_experiment_row_diagnoses_its_figure_point(tmp_path):
     assert not got[("figure6", "smartnoise", "auroc eps=0.5")].explained
     assert "the paper's 0.4900 below it" in got[("figure6", "smartnoise", "auroc eps=0.5")].status
     assert "the new tables' mean AUROC 0.6200" in got[("figure6", "smartnoise", "auroc eps=0.5")].status
+    assert "another draw of the same protocol" in got[("figure6", "smartnoise", "auroc eps=0.5")].cause
     assert "mean AUROC" not in got[("figure7", "smartnoise", "auprc eps=10")].measured  # no mean given
     assert got[("figure7", "smartnoise", "auprc eps=10")].explained
     call = got[("figure7", "smartnoise", "auprc eps=10")].experiment

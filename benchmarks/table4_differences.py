@@ -737,11 +737,6 @@ def per_classifier_best_of_n(*, presets: tuple[str, ...] = ("synthcity", "update
     return frame
 
 
-#: the ε-sweep figures of each dataset (as :data:`pategan_audit.scorecard.SWEEP_FIGURES`): (figure number,
-#: metric) of its best-of-n points
-_SWEEP_FIGURES = {"credit": ((6, "auroc"), (7, "auprc")), "epileptic_seizure": ((1, "auroc"), (9, "auprc"))}
-
-
 def archived_sweep_cell(dataset: str, implementation: str, epsilon: float) -> pd.DataFrame:
     """The records of the ``utility_sweep_large`` cell an ε-sweep experiment is compared with (read
     from ``results/archive`` or ``$PATEGAN_AUDIT_ARCHIVE``); called before training, so a missing
@@ -772,11 +767,12 @@ def sweep_draw_again(*, dataset: str = "credit", implementation: str = "smartnoi
 
     from pategan_audit import reference as R
     from pategan_audit.archive import sweep_cells
+    from pategan_audit.scorecard import SWEEP_FIGURES
     from pategan_audit.utility.aggregate import best_of_n
     from pategan_audit.utility.run import run_cell
 
-    if dataset not in _SWEEP_FIGURES:
-        raise ValueError(f"dataset={dataset!r} has no ε-sweep figure; choose one of {sorted(_SWEEP_FIGURES)}")
+    if dataset not in SWEEP_FIGURES:
+        raise ValueError(f"dataset={dataset!r} has no ε-sweep figure; choose one of {sorted(SWEEP_FIGURES)}")
     arch = archived_sweep_cell(dataset, implementation, epsilon)  # before any training
     (cell,) = [c for c in sweep_cells("large") if c.dataset == dataset and c.implementation == implementation
                and np.isclose(c.epsilon, epsilon)]
@@ -789,15 +785,15 @@ def sweep_draw_again(*, dataset: str = "credit", implementation: str = "smartnoi
     iterations = int(res["iterations"].max())
     tried = (f"{n_all} new tables of the sweep's protocol at epsilon = {epsilon:g} "
              f"({iterations:,} iterations run; master seed {seed})")
+    mean_table_auroc = float(res.groupby(["model", "table"])["auroc"].mean().mean())
     rows = []
-    for number, metric in _SWEEP_FIGURES[dataset]:
-        ref = R.figure_series(number)
+    for figure, metric in SWEEP_FIGURES[dataset]:
+        ref = R.figure_series(int(figure.removeprefix("figure")))
         paper = ref[(ref["implementation"] == implementation) & np.isclose(ref["epsilon"], epsilon)]["value"]
-        rows.append({"table": f"figure{number}", "classifier": dataset, "implementation": implementation,
+        rows.append({"table": figure, "classifier": dataset, "implementation": implementation,
                      "metric": metric, "epsilon": float(epsilon), "best_of_all": float(ours[metric]), "n_all": n_all,
                      "archive": float(archived[metric]), "n_archive": n_archive, "paper": float(paper.iloc[0]),
-                     "iterations": iterations, "tried": tried,
-                     "mean_table_auroc": float(res.groupby(["model", "table"])["auroc"].mean().mean())})
+                     "iterations": iterations, "tried": tried, "mean_table_auroc": mean_table_auroc})
     table = pd.DataFrame(rows)
     if out:
         _save_rows(table, out)

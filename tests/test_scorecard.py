@@ -657,3 +657,36 @@ def test_a_sweep_experiment_row_diagnoses_its_figure_point(tmp_path):
                     "implementation='smartnoise', epsilon=0.5)")
     keys = set(zip(*(scorecard.paper_numbers()[c] for c in ("table", "row", "column"))))
     assert set(got) <= keys
+
+
+def test_the_sweep_records_comparison_places_a_gap_but_explains_none(tmp_path):
+    """``sweep_mean_vs_records`` rows (no training behind them) leave every point unexplained; the
+    cause says whether the tables score like the authors' (the gap is then in the best of 4 against
+    their 9) or not, and whether the archive's cap or the budget stopped training."""
+    base = {"implementation": "updated", "n_ours": 4, "n_paper": 9, "ours_se": 0.01, "records_se": 0.01,
+            "max_iter": 2000, "paper_max_iter": 10000}
+    rows = pd.DataFrame([
+        {**base, "table": "figure1", "epsilon": 5.0, "metric": "auroc", "statistic": "best of n", "ours": 0.55,
+         "paper": 0.65, "ours_mean": 0.50, "records_mean": 0.51, "z": -0.7, "iterations": 300},
+        {**base, "table": "figure1", "epsilon": 10.0, "metric": "auroc", "statistic": "best of n", "ours": 0.55,
+         "paper": 0.70, "ours_mean": 0.50, "records_mean": 0.60, "z": -7.1, "iterations": 2000},
+        {**base, "table": "figure8", "epsilon": 10.0, "metric": "auroc", "statistic": "mean", "ours": 0.50,
+         "paper": 0.60, "ours_mean": 0.50, "records_mean": 0.60, "z": -7.1, "iterations": 700},
+        {**base, "table": "figure9", "epsilon": 5.0, "metric": "auprc", "statistic": "best of n", "ours": 0.4045,
+         "paper": 0.405, "ours_mean": 0.50, "records_mean": 0.51, "z": -0.7, "iterations": 300},  # inside every AUPRC tolerance
+    ])
+    path = tmp_path / "sweep_mean_vs_records.csv"
+    rows.to_csv(path, index=False)
+    got = {d.key: d for d in scorecard.sweep_records_diagnoses(path)}
+    assert set(got) == {("figure1", "updated", "auroc eps=5"), ("figure1", "updated", "auroc eps=10"),
+                        ("figure8", "updated", "auroc eps=10")}
+    assert not any(d.explained for d in got.values())
+    assert all(d.status.startswith("unexplained: tried") for d in got.values())
+    agree = got[("figure1", "updated", "auroc eps=5")]
+    assert "like the authors'" in agree.cause and "best of 4 tables against the paper's best of 9" in agree.cause
+    assert "z = -0.7" in agree.status
+    capped = got[("figure1", "updated", "auroc eps=10")]
+    assert "below the authors'" in capped.cause and "2,000-iteration cap stopped the run" in capped.cause
+    mean = got[("figure8", "updated", "auroc eps=10")]
+    assert "budget stopped training at 700 iterations" in mean.cause and "no experiment run" in mean.status
+    assert scorecard.sweep_records_diagnoses(tmp_path / "missing.csv") == ()

@@ -35,7 +35,7 @@ __all__ = ["RULES", "TOLERANCES", "VERDICTS", "EXPLANATIONS", "paper_numbers", "
            "collect_archived", "derive", "build", "summary", "verdict_counts", "rules_table", "not_compared", "OURS_COLUMNS",
            "Rule", "Z90", "BASE_RATES", "metric_of", "at_chance", "tolerance", "verdict", "best_of_n_intervals",
            "COUNT_COLUMNS", "Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPERIMENTS_DIR", "NOT_DIAGNOSED", "aliases",
-           "diagnoses_table", "per_classifier_diagnoses", "status"]
+           "diagnoses_table", "per_classifier_diagnoses", "status", "sweep_records_diagnoses"]
 
 # ------------------------------------------------------------------------------------------------
 # The rules (issue #13): one tolerance per cell from the run-to-run spread of its statistic,
@@ -427,6 +427,7 @@ from .diagnoses import (  # noqa: E402
     diagnoses_table,
     per_classifier_diagnoses,
     status,
+    sweep_records_diagnoses,
 )
 
 

@@ -165,7 +165,10 @@ else:
 # the measured numbers, the date and the machine's load). *explained* means the experiment supports
 # the cause; *unexplained* rows say what was tried. A "preset bug" is a way our preset behaves
 # unlike the harness the authors ran, found by the diagnosis and not fixed yet (implementation notes
-# {ref}`§utility.table4-differences <notes-utility-table4-differences>`).
+# {ref}`§utility.table4-differences <notes-utility-table4-differences>`). Each Epileptic sweep point
+# off ε = 1 that no experiment has drawn again carries the comparison of its tables with the
+# authors' records at that ε (`sweep_mean_vs_records`, no training): it says whether the gap lies in
+# the best of 4 against the paper's best of 9 or in the training, and leaves the point unexplained.
 
 # %% tags=["hide-input"]
 scorecard.diagnoses_table()

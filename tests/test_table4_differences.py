@@ -68,3 +68,28 @@ def test_sweep_draw_again_writes_both_figure_points_beside_the_archived_cell(t4,
     assert auroc["best_of_all"] == pytest.approx(auroc["archive"] + 0.01)
     assert auroc["n_archive"] == 4 and "epsilon = 0.5" in auroc["tried"]
     pd.testing.assert_frame_equal(pd.read_csv(out), got, check_dtype=False)
+
+
+def test_sweep_mean_vs_records_is_the_committed_file_and_its_worked_numbers(t4):
+    """The committed ``sweep_mean_vs_records.csv`` is what the experiment gives on the committed
+    sweep archive (rerun it when the archive gains cells, or the scorecard reads stale diagnoses);
+    each row's z is the per-table mean difference over the combined standard errors."""
+    import numpy as np
+    import pandas as pd
+
+    from pategan_audit import reference as R
+    from pategan_audit.scorecard import paper_numbers
+
+    got = t4.sweep_mean_vs_records(out=None)
+    committed = pd.read_csv(Path(__file__).resolve().parents[1] / "results" / "experiments"
+                            / "sweep_mean_vs_records.csv")
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), committed, check_dtype=False)
+    assert len(got) and not np.isclose(got["epsilon"], 1.0).any()  # ε = 1 is Table 4's archive
+    assert np.allclose(got["z"], (got["ours_mean"] - got["records_mean"]) / np.hypot(got["ours_se"], got["records_se"]))
+    fig8 = R.figure_series(8).set_index(["implementation", "epsilon"])
+    for r in got.itertuples():
+        assert r.records_mean == pytest.approx(fig8.loc[(r.implementation, r.epsilon), "value"])
+        if r.statistic == "mean":
+            assert r.ours == r.ours_mean and r.table == "figure8"
+    keys = set(zip(*(paper_numbers()[c] for c in ("table", "row", "column"))))
+    assert {(r.table, r.implementation, f"{r.metric} eps={r.epsilon:g}") for r in got.itertuples()} <= keys

@@ -179,7 +179,7 @@ publish(sec, done_right.archived("gnmax_audit", done_right.audit_table(), "audit
 
 # %% tags=["hide-input"]
 curves = done_right.sweep_values()
-publish(sec, done_right.curves(curves, cost="resumable per cell; Epileptic's evaluation costs about a minute per table"))
+publish(sec, done_right.curves(curves, cost="resumable per cell; Epileptic's evaluation costs one to two minutes per table, the MLP most of it"))
 
 # %% [markdown]
 # And privacy beside utility: each preset's Clopper-Pearson ε_emp at 1,000 shadow models per

@@ -43,7 +43,8 @@ def _sweep_records(values: dict) -> pd.DataFrame:
                              "classifier": clf, "auroc": None if score is None else score + shift,
                              "auprc": None if score is None else 0.1, "status": "not_trained" if score is None else "ok",
                              "single_class": None if score is None else score == 0.5,
-                             "iterations": 0 if score is None else 10, "fit_seconds": 1.0, "eval_seconds": 1.0})
+                             "iterations": 0 if score is None else min(10 * eps, 50), "max_iter": 50,
+                             "fit_seconds": 1.0, "eval_seconds": 1.0})
     return pd.DataFrame(rows)
 
 
@@ -52,8 +53,10 @@ def test_sweep_values_take_each_classifiers_best_and_name_refusals_and_single_cl
     assert done_right.curves(None, cost="x")[0].markdown.startswith("*`utility_sweep_large` has not run yet")
     records = _sweep_records({("cervical_cancer", "corrected", 0.1): None,
                               ("cervical_cancer", "corrected", 1.0): [0.7, 0.9],
+                              ("cervical_cancer", "gnmax", 0.5): [0.5, 0.5],
                               ("cervical_cancer", "gnmax", 1.0): [0.5, 0.5],
-                              ("cervical_cancer", "gnmax", 10.0): [0.5, 0.8]})
+                              ("cervical_cancer", "gnmax", 10.0): [0.5, 0.8],
+                              ("cervical_cancer", "gnmax", 50.0): [0.5, 0.8]})
     archive.write_archive("utility_sweep_large", records, {"profile": "smoke", "runs": "test", "complete": False},
                           directory=tmp_path)
     values = done_right.sweep_values(directory=tmp_path).set_index(["implementation", "epsilon"])
@@ -63,14 +66,21 @@ def test_sweep_values_take_each_classifiers_best_and_name_refusals_and_single_cl
     assert values.loc[("gnmax", 1.0), "single-class share"] == 1.0
     assert values.loc[("gnmax", 10.0), "single-class share"] == 0.5
     table = done_right.sweep_table(values.reset_index(), "cervical_cancer")
-    assert list(table.index) == ["corrected", "gnmax"] and list(table.columns) == ["ε=0.1", "ε=1", "ε=10"]
+    assert list(table.index) == ["corrected", "gnmax"]
+    assert list(table.columns) == ["ε=0.1", "ε=0.5", "ε=1", "ε=10", "ε=50"]
     flat = values.reset_index()
     flat.attrs = values.attrs
     blocks = done_right.curves(flat, cost="x")
     texts = " ".join(b.markdown for b in blocks if hasattr(b, "markdown"))
     assert "Refused to train (below the accountant's floor; no point): corrected at ε = 0.1." in texts
-    assert "single label class, on which every classifier scores 0.5: gnmax at ε = 1, 10." in texts
+    assert "single label class, on which every classifier scores 0.5: gnmax at ε = 0.5, 1, 10, 50." in texts
     assert "Partial archive" in texts
+    assert values.loc[("gnmax", 10.0), "iteration cap"] == 50 and values.loc[("gnmax", 1.0), "iterations"] == 10
+    assert "Trained to the iteration cap (50; a preset whose accountant stops training had budget left there): " \
+           "gnmax at ε = 10, 50." in texts
+    # ε = 50 scores as ε = 10 on every table; ε = 1 as ε = 0.5, but only single-class tables (0.5 on any)
+    assert list(values.index[values["same tables as the smaller ε"]]) == [("gnmax", 50.0)]
+    assert "so such a point repeats the one before): gnmax at ε = 50." in texts
 
 
 def test_curves_on_credit_put_the_papers_six_beside_ours_and_name_what_is_not_archived(tmp_path):

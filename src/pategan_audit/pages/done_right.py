@@ -153,7 +153,8 @@ def sweep_values(directory=None) -> pd.DataFrame | None:
     """The privacy-utility curves (``utility_sweep_large``): per dataset, preset and ε the best-of-n
     mean AUROC over the twelve classifiers (NaN where the preset refused to train: below its
     accountant's floor), the tables it is the best of, the share of those tables with a single
-    label class, and the mean number of training iterations. None while the archive is missing."""
+    label class, the mean number of training iterations and the cell's iteration cap. None while
+    the archive is missing."""
     from ..archive import read_archive
     from ..utility import best_of_n
 
@@ -165,12 +166,36 @@ def sweep_values(directory=None) -> pd.DataFrame | None:
     keys = ["dataset", "implementation", "epsilon"]
     tables = rec.drop_duplicates(["cell", "model", "table"])
     trained = tables[tables["status"] == "ok"]
+    fits = tables.drop_duplicates(["cell", "model"]).groupby(keys)
     extra = pd.DataFrame({
         "single-class share": trained.groupby(keys)["single_class"].mean().astype(float),
-        "iterations": tables.drop_duplicates(["cell", "model"]).groupby(keys)["iterations"].mean()})
+        "iterations": fits["iterations"].mean()})
+    if "max_iter" in rec.columns:  # the cell's iteration cap (the dataset's, at the archive's profile)
+        extra["iteration cap"] = fits["max_iter"].max()
+    extra["same tables as the smaller ε"] = _repeats(trained, keys)
     values = best.merge(extra.reset_index(), on=keys, how="left").sort_values(keys).reset_index(drop=True)
+    values["same tables as the smaller ε"] = values["same tables as the smaller ε"].astype("boolean").fillna(False)
     values.attrs["meta"] = archived.meta  # what curves() says about the run, without reading it again
     return values
+
+
+def _repeats(trained: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """Per sweep point: True where its tables score exactly as at the next smaller ε of the same
+    preset and dataset (every classifier on every table), i.e. ε changed neither how long the
+    generator trained nor its noise (the seed is shared across ε). A point whose tables all have a
+    single label class is never a repeat: every classifier scores 0.5 on any such table."""
+    rec = trained.sort_values(["model", "table", "classifier"])
+    scores = {k: tuple(g["auroc"].round(12)) for k, g in rec.groupby(keys)}
+    one_class = {k for k, g in rec.groupby(keys) if g["single_class"].fillna(False).astype(bool).all()}
+    by_preset: dict[tuple, list[tuple]] = {}
+    for key in sorted(scores):  # (dataset, implementation, ε), ε ascending
+        by_preset.setdefault(key[:2], []).append(key)
+    out = {}
+    for points in by_preset.values():
+        out[points[0]] = False
+        for before, key in zip(points, points[1:]):
+            out[key] = not {key, before} & one_class and scores[key] == scores[before]
+    return pd.Series(out, dtype=bool).rename_axis(keys)
 
 
 #: the paper's AUROC-against-ε figure of each curve dataset (the six presets; authors' records)
@@ -283,6 +308,13 @@ def curves(values: pd.DataFrame | None, *, cost: str) -> list:
                 f"each one's best). Refused to train (below the accountant's floor; no point): {listed(refused)}. "
                 f"Half or more of the synthetic tables have a single label class, on which every classifier "
                 f"scores 0.5: {listed(single)}.")
+        if "iteration cap" in part.columns:
+            capped = part[part["iterations"] >= part["iteration cap"]]
+            note += (f" Trained to the iteration cap ({int(part['iteration cap'].max()):,}; a preset whose "
+                     f"accountant stops training had budget left there): {listed(capped)}.")
+        same = part[part["same tables as the smaller ε"].astype(bool)]
+        note += (" The same tables as at the next smaller ε (ε changed neither the training's length nor its "
+                 f"noise; the seed is shared across ε, so such a point repeats the one before): {listed(same)}.")
         if dataset in PAPER_CURVES:
             missing = sorted(set(reference.IMPLEMENTATIONS) - set(part["implementation"]))
             note += (f" Faint dotted lines and the rows marked (paper): the paper's Figure {PAPER_CURVES[dataset]} "

@@ -690,3 +690,7 @@ def test_the_sweep_records_comparison_places_a_gap_but_explains_none(tmp_path):
     mean = got[("figure8", "updated", "auroc eps=10")]
     assert "budget stopped training at 700 iterations" in mean.cause and "no experiment run" in mean.status
     assert scorecard.sweep_records_diagnoses(tmp_path / "missing.csv") == ()
+    bare = rows.iloc[[1]].assign(records_se=np.nan, z=np.nan)  # the records' bare 0.5: no standard error
+    bare.to_csv(path, index=False)
+    (d,) = scorecard.sweep_records_diagnoses(path)
+    assert "without a z" in d.cause and "cap stopped the run" in d.cause and "z = nan" in d.status

@@ -570,7 +570,9 @@ def sweep_records_diagnoses(path=None) -> tuple[Diagnosis, ...]:
         training = (f"the archive's {int(r.max_iter):,}-iteration cap stopped the run (the paper's is "
                     f"{int(r.paper_max_iter):,}): longer training is the first candidate, not run" if capped else
                     f"the budget stopped training at {int(r.iterations):,} iterations, inside the archive's cap")
-        side = (f"like the authors' on average (|z| <= {_Z_AGREE:g})" if abs(r.z) <= _Z_AGREE else
+        side = ("beside the authors' without a z (the records give no standard error here: every table "
+                "of theirs single-class)" if pd.isna(r.z) else
+                f"like the authors' on average (|z| <= {_Z_AGREE:g})" if abs(r.z) <= _Z_AGREE else
                 f"{'below' if r.z < 0 else 'above'} the authors' on average")
         if r.statistic == "mean":
             cause = f"not settled: our tables score {side}; {training}"
@@ -578,6 +580,7 @@ def sweep_records_diagnoses(path=None) -> tuple[Diagnosis, ...]:
         else:
             gap = (f"the gap is then in the best of {int(r.n_ours)} tables against the paper's best of "
                    f"{int(r.n_paper)}; not drawn again at the paper's n" if abs(r.z) <= _Z_AGREE else training)
+            # (a NaN z compares False: the gap is then placed in the training)
             cause = f"not settled: our tables score {side}; {gap}"
             status = f"unexplained: tried the per-table mean against the authors' records ({compared})"
         out.append(Diagnosis(key=(r.table, r.implementation, f"{r.metric} eps={eps:g}"), cause=cause,

@@ -53,10 +53,14 @@ def test_sweep_values_take_each_classifiers_best_and_name_refusals_and_single_cl
     assert done_right.curves(None, cost="x")[0].markdown.startswith("*`utility_sweep_large` has not run yet")
     records = _sweep_records({("cervical_cancer", "corrected", 0.1): None,
                               ("cervical_cancer", "corrected", 1.0): [0.7, 0.9],
+                              ("cervical_cancer", "corrected", 5.0): [0.7, 0.9],
                               ("cervical_cancer", "gnmax", 0.5): [0.5, 0.5],
                               ("cervical_cancer", "gnmax", 1.0): [0.5, 0.5],
                               ("cervical_cancer", "gnmax", 10.0): [0.5, 0.8],
                               ("cervical_cancer", "gnmax", 50.0): [0.5, 0.8]})
+    # corrected at ε = 5 scores as at ε = 1 on LogisticRegression, not on RandomForest: not a repeat
+    rf5 = (records["implementation"] == "corrected") & (records["epsilon"] == 5.0) & (records["classifier"] == "RandomForest")
+    records.loc[rf5, "auroc"] += 0.01
     archive.write_archive("utility_sweep_large", records, {"profile": "smoke", "runs": "test", "complete": False},
                           directory=tmp_path)
     values = done_right.sweep_values(directory=tmp_path).set_index(["implementation", "epsilon"])
@@ -67,7 +71,7 @@ def test_sweep_values_take_each_classifiers_best_and_name_refusals_and_single_cl
     assert values.loc[("gnmax", 10.0), "single-class share"] == 0.5
     table = done_right.sweep_table(values.reset_index(), "cervical_cancer")
     assert list(table.index) == ["corrected", "gnmax"]
-    assert list(table.columns) == ["ε=0.1", "ε=0.5", "ε=1", "ε=10", "ε=50"]
+    assert list(table.columns) == ["ε=0.1", "ε=0.5", "ε=1", "ε=5", "ε=10", "ε=50"]
     flat = values.reset_index()
     flat.attrs = values.attrs
     blocks = done_right.curves(flat, cost="x")
@@ -77,7 +81,7 @@ def test_sweep_values_take_each_classifiers_best_and_name_refusals_and_single_cl
     assert "Partial archive" in texts
     assert values.loc[("gnmax", 10.0), "iteration cap"] == 50 and values.loc[("gnmax", 1.0), "iterations"] == 10
     assert "Trained to the iteration cap (50; a preset whose accountant stops training had budget left there): " \
-           "gnmax at ε = 10, 50." in texts
+           "corrected at ε = 5; gnmax at ε = 10, 50." in texts
     # ε = 50 scores as ε = 10 on every table; ε = 1 as ε = 0.5, but only single-class tables (0.5 on any)
     assert list(values.index[values["same tables as the smaller ε"]]) == [("gnmax", 50.0)]
     assert "so such a point repeats the one before): gnmax at ε = 50." in texts

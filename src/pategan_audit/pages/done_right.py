@@ -172,7 +172,7 @@ def sweep_values(directory=None) -> pd.DataFrame | None:
         "iterations": fits["iterations"].mean()})
     if "max_iter" in rec.columns:  # the cell's iteration cap (the dataset's, at the archive's profile)
         extra["iteration cap"] = fits["max_iter"].max()
-    extra["same tables as the smaller ε"] = _repeats(trained, keys)
+    extra["same tables as the smaller ε"] = _repeats(rec[rec["status"] == "ok"], keys)  # every classifier's row
     values = best.merge(extra.reset_index(), on=keys, how="left").sort_values(keys).reset_index(drop=True)
     values["same tables as the smaller ε"] = values["same tables as the smaller ε"].astype("boolean").fillna(False)
     values.attrs["meta"] = archived.meta  # what curves() says about the run, without reading it again
@@ -180,12 +180,13 @@ def sweep_values(directory=None) -> pd.DataFrame | None:
 
 
 def _repeats(trained: pd.DataFrame, keys: list[str]) -> pd.Series:
-    """Per sweep point: True where its tables score exactly as at the next smaller ε of the same
-    preset and dataset (every classifier on every table), i.e. ε changed neither how long the
+    """Per sweep point of the trained records ``trained`` (one row per classifier and table): True
+    where its tables score exactly as at the next smaller ε of the same preset and dataset (every
+    classifier on every table, AUROC and AUPRC), i.e. ε changed neither how long the
     generator trained nor its noise (the seed is shared across ε). A point whose tables all have a
     single label class is never a repeat: every classifier scores 0.5 on any such table."""
     rec = trained.sort_values(["model", "table", "classifier"])
-    scores = {k: tuple(g["auroc"].round(12)) for k, g in rec.groupby(keys)}
+    scores = {k: tuple(g[["auroc", "auprc"]].round(12).itertuples(index=False)) for k, g in rec.groupby(keys)}
     one_class = {k for k, g in rec.groupby(keys) if g["single_class"].fillna(False).astype(bool).all()}
     by_preset: dict[tuple, list[tuple]] = {}
     for key in sorted(scores):  # (dataset, implementation, ε), ε ascending

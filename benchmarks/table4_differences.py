@@ -840,16 +840,17 @@ def sweep_mean_vs_records(*, out: str | None = "results/experiments/sweep_mean_v
         means = mean_se(rec, keys=keys).set_index(keys)
         best = best_of_n(rec, keys=keys).set_index(keys)
         run = rec.groupby(keys)[["iterations", "max_iter"]].max()
-        fig8 = R.figure_series(8).set_index(keys)
         statistics = [(figure, metric, "best of n") for figure, metric in SWEEP_FIGURES[dataset]]
         statistics.append(("figure8", "auroc", "mean"))
+        refs = {figure: R.figure_series(int(figure.removeprefix("figure"))).set_index(keys) for figure, _, _ in statistics}
+        fig8 = refs["figure8"]
         for key in means.index:
             if key not in fig8.index or pd.isna(means.loc[key, "mean"]) or not bool(fig8.loc[key, "ran"]):
                 continue
             om, ose = float(means.loc[key, "mean"]), float(means.loc[key, "se"])
             rm, rse = float(fig8.loc[key, "value"]), float(fig8.loc[key, "se"])
             for figure, metric, statistic in statistics:
-                ref = R.figure_series(int(figure.removeprefix("figure"))).set_index(keys)
+                ref = refs[figure]
                 ours = om if statistic == "mean" else float(best.loc[key, metric])
                 rows.append({"table": figure, "implementation": key[0], "epsilon": float(key[1]), "metric": metric,
                              "statistic": statistic, "ours": ours, "paper": float(ref.loc[key, "value"]),

@@ -186,8 +186,11 @@ def _repeats(trained: pd.DataFrame, keys: list[str]) -> pd.Series:
     generator trained nor its noise (the seed is shared across ε). A point whose tables all have a
     single label class is never a repeat: every classifier scores 0.5 on any such table."""
     rec = trained.sort_values(["model", "table", "classifier"])
-    scores = {k: tuple(g[["auroc", "auprc"]].round(12).itertuples(index=False)) for k, g in rec.groupby(keys)}
-    one_class = {k for k, g in rec.groupby(keys) if g["single_class"].fillna(False).astype(bool).all()}
+    scores, one_class = {}, set()
+    for k, g in rec.groupby(keys):
+        scores[k] = tuple(g[["auroc", "auprc"]].round(12).itertuples(index=False))
+        if g["single_class"].fillna(False).astype(bool).all():
+            one_class.add(k)
     by_preset: dict[tuple, list[tuple]] = {}
     for key in sorted(scores):  # (dataset, implementation, ε), ε ascending
         by_preset.setdefault(key[:2], []).append(key)

@@ -491,3 +491,20 @@ def test_mnist_cells_state_one_reduced_protocol_for_figure10():
     assert main[0].implementation == "corrected" and main[-1].implementation == "synthcity"
     assert [c.epsilon for c in main[:len(EPSILON_GRID)]] == list(EPSILON_GRID)
     assert len(mnist_cells("smoke")) == 5
+
+
+def test_spread_presets_alternates_presets_per_dataset_and_keeps_each_order():
+    from types import SimpleNamespace as C
+
+    cells = [C(dataset=d, implementation=p, epsilon=e) for d in ("a", "b") for p in ("x", "y", "z") for e in (1, 2)]
+    key = lambda cs: [(c.dataset, c.implementation, c.epsilon) for c in cs]  # noqa: E731
+    assert key(archive.spread_presets(cells, 1)) == key(cells)
+    two = key(archive.spread_presets(cells, 2))
+    assert two[:6] == [("a", "x", 1), ("a", "y", 1), ("a", "x", 2), ("a", "y", 2), ("a", "z", 1), ("a", "z", 2)]
+    assert two[6:8] == [("b", "x", 1), ("b", "y", 1)] and sorted(two) == sorted(key(cells))
+    sweep = archive.spread_presets(archive.sweep_cells("large"), 2)
+    assert len(sweep) == 192 and len({id(c) for c in sweep}) == 192
+    # with two workers, no two cells of one (dataset, preset) are next to each other
+    assert all((a.dataset, a.implementation) != (b.dataset, b.implementation) for a, b in zip(sweep, sweep[1:]))
+    with pytest.raises(ValueError, match="workers"):
+        archive.spread_presets(cells, 0)

@@ -170,6 +170,43 @@ def test_run_cell_is_cached(cervical, cache):
     assert len(list((cache / "utility").glob("*.pkl"))) == 1
 
 
+def test_table_digest_sees_every_value_name_and_dtype():
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "y": [0, 1, 0]})
+    d = R.table_digest(df)
+    assert R.table_digest(df.copy()) == d and len(d) == 64
+    assert R.table_digest(df.assign(a=[1.0, 2.0, 3.0000001])) != d
+    assert R.table_digest(df.rename(columns={"a": "b"})) != d
+    assert R.table_digest(df.astype({"y": "float64"})) != d
+    assert R.table_digest(df.iloc[::-1].reset_index(drop=True)) != d
+
+
+def test_a_table_drawn_again_reuses_its_scores_and_nothing_else(cervical, cache, monkeypatch):
+    """Across the ε of a sweep a table can be drawn again (common random numbers): its scores are
+    read, not recomputed; another seed, another table or ``refresh`` computes them."""
+    calls = []
+    real = R.evaluate_table
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs["seed"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(R, "evaluate_table", counting)
+    first = U.run_cell(_cell(epsilon=1.0), data=cervical, make_generator=NoisyResampler)
+    assert len(calls) == 4  # 2 models x 2 tables
+    again = U.run_cell(_cell(epsilon=5.0), data=cervical, make_generator=NoisyResampler)  # same tables
+    assert len(calls) == 4
+    cols = ["model", "table", "classifier", "auroc", "auprc", "iterations"]
+    pd.testing.assert_frame_equal(first[cols], again[cols])
+    assert (again["epsilon"] == 5.0).all() and set(again["cell"]) != set(first["cell"])
+    assert len(list((cache / R.SCORES_NAMESPACE).glob("*.pkl"))) == 4
+    U.run_cell(_cell(epsilon=5.0, seed=1), data=cervical, make_generator=NoisyResampler)  # other tables and seeds
+    assert len(calls) == 8
+    U.run_cell(_cell(epsilon=5.0), data=cervical, make_generator=NoisyResampler, refresh=True)
+    assert len(calls) == 12
+    U.evaluate_cell(_cell(epsilon=5.0), data=cervical, make_generator=NoisyResampler)  # uncached by default
+    assert len(calls) == 16
+
+
 def test_run_cells_dedupes_and_resumes_after_an_interruption(cache, monkeypatch):
     calls = []
 

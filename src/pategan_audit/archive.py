@@ -573,6 +573,32 @@ def _preset_of(cell) -> str:
     return getattr(cell, "implementation", "real")
 
 
+def spread_presets(cells: Sequence, workers: int) -> list:
+    """``cells`` reordered so that ``workers`` parallel workers rarely run two cells of one
+    (dataset, preset) at once: per dataset (in order), its presets are taken ``workers`` at a
+    time (in order) and their cells alternate, each preset's own order kept. One worker keeps
+    the given order.
+
+    A synthetic table can be drawn again only by another cell of the same (dataset, preset):
+    the models are seeded whatever ε, and in the presets where ε only sets when training stops,
+    cells the budget stops at the same iteration draw identical tables. Run one after the
+    other, the later cell reads the earlier one's scores (:func:`~pategan_audit.utility.run.score_table`);
+    run side by side, both would train the classifier panel on them."""
+    from itertools import chain, zip_longest
+
+    if workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    by_dataset: dict[str, dict[str, list]] = {}
+    for c in cells:
+        by_dataset.setdefault(c.dataset, {}).setdefault(_preset_of(c), []).append(c)
+    out: list = []
+    for groups in by_dataset.values():
+        runs = list(groups.values())
+        for i in range(0, len(runs), workers):
+            out.extend(c for c in chain.from_iterable(zip_longest(*runs[i:i + workers])) if c is not None)
+    return out
+
+
 def _cell_desc(cell) -> str:
     return f"{cell.dataset}/{_preset_of(cell)}" + (f"/eps={cell.epsilon:g}" if hasattr(cell, "epsilon") else "")
 
@@ -745,7 +771,9 @@ def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta:
                     **(_ADABOOST_META if adaboost_meta is None else adaboost_meta)}
 
         # every worker on a cell of its own, in the archive's order (the cells a short session can
-        # finish come first); each finished cell is saved while the others run
+        # finish come first), the presets spread over the workers; each finished cell is saved
+        # while the others run
+        todo = spread_presets(todo, resolve_jobs(n_jobs))
         finished_cells = U.iter_cells(todo, RunOptions(n_jobs=n_jobs, backend=backend,
                                                        progress=f"{len(todo)} cells, {resolve_jobs(n_jobs)} workers"),
                                       longest_first=False)

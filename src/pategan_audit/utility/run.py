@@ -12,6 +12,8 @@ accountant's floor (smartnoise, implementation notes §utility.settings) gives r
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import time
 import warnings
@@ -27,7 +29,8 @@ from ..implementations.factory import PresetFactory
 from ..implementations.registry import utility_harness_overrides
 from .cells import SettingACell, UtilityCell, derive_seed, teacher_count, teacher_ratio, to_training_dtypes
 
-__all__ = ["COLUMNS", "cell_id", "load_dataset", "resolve_teachers", "evaluate_cell", "evaluate_setting_a", "run_cell", "run_cells", "iter_cells"]
+__all__ = ["COLUMNS", "cell_id", "load_dataset", "resolve_teachers", "evaluate_cell", "evaluate_setting_a", "run_cell", "run_cells", "iter_cells",
+           "score_table", "table_digest"]
 
 NAMESPACE = "utility"
 COLUMNS = [
@@ -92,7 +95,8 @@ def _knob_columns(cell: UtilityCell | SettingACell) -> dict[str, Any]:
     }
 
 
-def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callable[[int], Any] | None = None) -> pd.DataFrame:
+def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callable[[int], Any] | None = None,
+                  reuse_scores: bool = False, cache_dir: Any = None) -> pd.DataFrame:
     """Setting B for one cell, uncached (implementation notes §utility.best-of-n steps 1-3).
 
     data: an object with ``train``, ``test``, ``label`` (default: ``load_dataset``).
@@ -105,6 +109,11 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
     implementation or ε (common random numbers across the cells of one sweep); table s of model m
     with ``derive_seed(seed, m, s, 1)``, its classifier panel with ``derive_seed(seed, m, s, 2)``.
     Deviation: the authors seed one global stream with 13 and nothing else (implementation notes §data.split).
+    reuse_scores: read each table's classifier scores from the result cache (namespace
+        ``"scores"``, in ``cache_dir``) when a table with the same content was scored before on
+        the same test split with the same classifiers, seed and knobs (:func:`score_table`);
+        the cell's own result is still computed, not read. Such a table's ``eval_seconds`` is
+        then the time to draw it and read its scores.
     """
     if not isinstance(cell, UtilityCell):
         raise ValueError(f"evaluate_cell takes a UtilityCell, got {type(cell).__name__}")
@@ -132,12 +141,44 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
             synth = generator.sample(len(train), seed=derive_seed(cell.seed, m, s, 1))
             synth = to_training_dtypes(synth, train)
             single = bool(synth.iloc[:, -1].nunique() < 2)
-            scores = evaluate_table(synth, test, classifiers=cell.classifiers, seed=derive_seed(cell.seed, m, s, 2), knobs=cell.knobs)
+            scores = score_table(synth, test, classifiers=cell.classifiers, seed=derive_seed(cell.seed, m, s, 2),
+                                 knobs=cell.knobs, reuse=reuse_scores, cache_dir=cache_dir)
             eval_seconds = time.perf_counter() - start
             for rec in scores.to_dict("records"):
                 rows.append({**base, "model": m, "table": s, **rec, "status": "ok", "single_class": single,
                              "iterations": iterations, "fit_seconds": fit_seconds, "eval_seconds": eval_seconds})
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+SCORES_NAMESPACE = "scores"
+
+
+def table_digest(df: pd.DataFrame) -> str:
+    """SHA-256 of a table's content: its column names, dtypes and every value (row order included)."""
+    h = hashlib.sha256()
+    h.update(json.dumps([[str(c), str(t)] for c, t in df.dtypes.items()]).encode())
+    h.update(np.ascontiguousarray(pd.util.hash_pandas_object(df, index=False).to_numpy()).tobytes())
+    return h.hexdigest()
+
+
+def score_table(synth: pd.DataFrame, test: pd.DataFrame, *, classifiers: tuple[str, ...], seed: int, knobs: Any,
+                reuse: bool = False, cache_dir: Any = None) -> pd.DataFrame:
+    """:func:`~pategan_audit.classifiers.evaluate_table` of one synthetic table, optionally through
+    the result cache keyed by the table's content (:func:`table_digest`), the test split's, the
+    classifiers, the seed and the knobs.
+
+    The scores are a deterministic function of exactly these inputs, so a table drawn again
+    gives the same scores without training the panel again. This happens across the ε of one
+    sweep: models are seeded whatever ε (common random numbers), so presets in which ε only sets
+    when training stops draw identical tables wherever the budget stops them at the same
+    iteration (e.g. after 1 iteration at every small ε) or the iteration cap holds them.
+    """
+    compute = lambda: evaluate_table(synth, test, classifiers=classifiers, seed=seed, knobs=knobs)  # noqa: E731
+    if not reuse:
+        return compute()
+    key = {"synthetic": table_digest(synth), "test": table_digest(test), "classifiers": list(classifiers),
+           "seed": int(seed), "knobs": knobs}
+    return runner.cached(key, compute, namespace=SCORES_NAMESPACE, cache_dir_override=cache_dir)
 
 
 def _fitted(make: Callable[[int], Any], seeds: list[int], train: pd.DataFrame, label: str | None, epsilon: float):
@@ -205,11 +246,14 @@ def run_cell(
     refresh: bool = False,
 ) -> pd.DataFrame:
     """The tidy result of a cell (Setting B or A), through the result cache (namespace
-    ``"utility"``): a second call with the same cell reads the stored table."""
+    ``"utility"``): a second call with the same cell reads the stored table. A cell that is
+    computed reuses the scores of any table that was scored before (``evaluate_cell``'s
+    ``reuse_scores``), unless ``refresh``."""
     if isinstance(cell, SettingACell):
         compute = lambda: evaluate_setting_a(cell, data=data)  # noqa: E731
     else:
-        compute = lambda: evaluate_cell(cell, data=data, make_generator=make_generator)  # noqa: E731
+        compute = lambda: evaluate_cell(cell, data=data, make_generator=make_generator,  # noqa: E731
+                                        reuse_scores=not refresh, cache_dir=cache_dir)
     return runner.cached(_key(cell, data, make_generator), compute, namespace=NAMESPACE,
                          cache_dir_override=cache_dir, refresh=refresh)
 

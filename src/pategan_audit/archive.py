@@ -738,6 +738,8 @@ def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta:
     def run(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
             save: Callable[[pd.DataFrame, dict], None] | None = None,
             only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
+        from itertools import chain
+
         from tqdm import tqdm
 
         from . import utility as U
@@ -773,10 +775,17 @@ def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta:
         # every worker on a cell of its own, in the archive's order (the cells a short session can
         # finish come first), the presets spread over the workers; each finished cell is saved
         # while the others run
-        todo = spread_presets(todo, resolve_jobs(n_jobs))
-        finished_cells = U.iter_cells(todo, RunOptions(n_jobs=n_jobs, backend=backend,
-                                                       progress=f"{len(todo)} cells, {resolve_jobs(n_jobs)} workers"),
-                                      longest_first=False)
+        # cells whose smaller-ε twin an earlier session archived held by the cap take its records
+        # here (utility.twins); the workers find this session's twins in the result cache
+        earlier = dict(tuple(done.groupby(done["cell"].astype(str)))) if parts else {}
+        copies = [(c, twin) for c in todo
+                  if (twin := U.twins.find_capped_twin(c, lambda t: earlier.get(cell_id(t)))) is not None]
+        copied = {cell_id(c) for c, _ in copies}
+        todo = spread_presets([c for c in todo if cell_id(c) not in copied], resolve_jobs(n_jobs))
+        finished_cells = chain(((c, U.twins.from_twin(c, twin)) for c, twin in copies),
+                               U.iter_cells(todo, RunOptions(n_jobs=n_jobs, backend=backend,
+                                                             progress=f"{len(todo)} cells, {resolve_jobs(n_jobs)} workers"),
+                                            longest_first=False))
 
         def table(done_cell: tuple) -> pd.DataFrame:
             cell, records = done_cell

@@ -3,7 +3,8 @@
 ``cells`` — frozen experiment configs, teacher rule, synthetic-table post-processing;
 ``run`` — train/sample/score one cell, cached, and grids in parallel;
 ``aggregate`` — best-of-n, mean ± SE, AUROC-Δ, DPGAN count;
-``profiles`` — the smoke / book / paper profiles and one builder per table or figure.
+``profiles`` — the smoke / book / paper profiles and one builder per table or figure;
+``twins`` — sweep cells held by the iteration cap at a smaller ε, which need no training.
 """
 from .aggregate import CELL_KEYS, auroc_delta, auroc_delta_undefined, best_of_n, best_per_classifier, dpgan_count, mean_auroc_delta, mean_se, setting_a_scores
 from .cells import PAPER_TRAIN_SIZES, SettingACell, UtilityCell, derive_seed, teacher_count, teacher_ratio, to_training_dtypes, variant_label
@@ -24,6 +25,7 @@ from .profiles import (
     teacher_sweep_cells,
     teacher_sweep_k,
 )
+from . import twins
 from .run import (COLUMNS, cell_id, evaluate_cell, evaluate_setting_a, iter_cells, load_dataset, resolve_teachers, run_cell,
                   run_cells)
 

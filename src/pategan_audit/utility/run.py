@@ -5,7 +5,8 @@ Tidy schema (implementation notes §records.schema), one row per (model, table, 
 ``cell`` (a short hash of the cell's config: one best-of-n number per cell), ``dataset, implementation, epsilon, delta, num_teachers, variant, model, table, classifier,
 auroc, auprc, status, single_class, iterations, fit_seconds, n_train`` plus the cell's knobs
 (``max_iter, subsample, mlp_max_iter, xgb_n_jobs, adaboost, n_models, n_tables, seed``;
-``adaboost`` is missing in records made before the knob existed, which ran SAMME). Setting A rows
+``adaboost`` is missing in records made before the knob existed, which ran SAMME; ``same_as_epsilon``
+is set only in a cell taken from its smaller-ε twin that the cap held, :mod:`.twins`). Setting A rows
 have implementation ``"real"``, ε/δ/k missing, model = table = -1, and are the only rows that may
 hold the ``majority`` baseline. A model whose training was refused because ε is below its
 accountant's floor (smartnoise, implementation notes §utility.settings) gives rows with status ``"not_trained"`` and NaN scores.
@@ -15,15 +16,18 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import time
 import warnings
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 import pandas as pd
 
 from .. import runner
+from . import twins
 from ..classifiers import evaluate_table
 from ..implementations.factory import PresetFactory
 from ..implementations.registry import utility_harness_overrides
@@ -36,7 +40,7 @@ NAMESPACE = "utility"
 COLUMNS = [
     "cell", "dataset", "implementation", "epsilon", "delta", "num_teachers", "variant", "model", "table", "classifier",
     "auroc", "auprc", "status", "single_class", "iterations", "fit_seconds", "eval_seconds", "n_train",
-    "max_iter", "subsample", "mlp_max_iter", "xgb_n_jobs", "adaboost", "n_models", "n_tables", "seed",
+    "max_iter", "subsample", "mlp_max_iter", "xgb_n_jobs", "adaboost", "n_models", "n_tables", "seed", "same_as_epsilon",
 ]
 
 
@@ -248,14 +252,69 @@ def run_cell(
     """The tidy result of a cell (Setting B or A), through the result cache (namespace
     ``"utility"``): a second call with the same cell reads the stored table. A cell that is
     computed reuses the scores of any table that was scored before (``evaluate_cell``'s
-    ``reuse_scores``), unless ``refresh``."""
+    ``reuse_scores``), unless ``refresh``; a preset cell (default data and generator) whose
+    smaller-ε twin is in the cache and was held by the iteration cap takes that twin's records
+    (:mod:`.twins`), unless ``refresh``."""
+    chained = not refresh and data is None and make_generator is None and twins.eligible(cell)
+    twin = None
+    if chained:
+        nearest = twins.smaller_twins(cell)[:1]
+        for t in nearest:  # it may be a copy of the cell another worker is computing
+            _wait_while_running(t, cache_dir)
+        twin = twins.find_capped_twin(cell, lambda c: _cached_or_none(c, cache_dir))
     if isinstance(cell, SettingACell):
         compute = lambda: evaluate_setting_a(cell, data=data)  # noqa: E731
+    elif twin is not None:
+        compute = lambda: twins.from_twin(cell, twin)  # noqa: E731
     else:
         compute = lambda: evaluate_cell(cell, data=data, make_generator=make_generator,  # noqa: E731
                                         reuse_scores=not refresh, cache_dir=cache_dir)
+    if chained and twin is None:
+        compute = _announced(cell, cache_dir, compute)
     return runner.cached(_key(cell, data, make_generator), compute, namespace=NAMESPACE,
                          cache_dir_override=cache_dir, refresh=refresh)
+
+
+def _running_path(cell: UtilityCell, cache_dir: Any) -> Path:
+    """The marker a worker keeps beside a cell's cache entry while it computes the cell (its pid)."""
+    return runner.cache_path(_key(cell, None, None), namespace=NAMESPACE, cache_dir_override=cache_dir).with_suffix(".running")
+
+
+def _announced(cell: UtilityCell, cache_dir: Any, compute: Callable[[], pd.DataFrame]) -> Callable[[], pd.DataFrame]:
+    """``compute`` with the cell's running marker in place while it runs."""
+    def run() -> pd.DataFrame:
+        marker = _running_path(cell, cache_dir)
+        runner.atomic_write_text(marker, str(os.getpid()))
+        try:
+            return compute()
+        finally:
+            marker.unlink(missing_ok=True)
+    return run
+
+
+def _wait_while_running(cell: UtilityCell, cache_dir: Any, *, poll_seconds: float = 5.0) -> None:
+    """Wait while another live process on this machine computes ``cell`` (its running marker
+    names a live pid): the cell waiting may turn out to be its copy (:mod:`.twins`), which is
+    cheaper than computing both side by side. A stale marker (its process gone) is ignored."""
+    marker = _running_path(cell, cache_dir)
+    while marker.exists():
+        try:
+            pid = int(marker.read_text())
+        except (OSError, ValueError):
+            return
+        if pid == os.getpid() or not _alive(pid):
+            return
+        time.sleep(poll_seconds)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class _NotCached(Exception):

@@ -1,7 +1,6 @@
 """Sweep cells held by the cap at a smaller ε (``pategan_audit.utility.twins``)."""
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 import pandas as pd

@@ -25,7 +25,7 @@ from .profiles import (
     teacher_sweep_cells,
     teacher_sweep_k,
 )
-from . import twins
+from . import twins  # noqa: F401  (U.twins)
 from .run import (COLUMNS, cell_id, evaluate_cell, evaluate_setting_a, iter_cells, load_dataset, resolve_teachers, run_cell,
                   run_cells)
 

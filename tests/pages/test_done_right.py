@@ -1,6 +1,7 @@
 """The "PATE-GAN, done right?" page's library calls (pategan_audit.pages.done_right)."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -85,6 +86,19 @@ def test_sweep_values_take_each_classifiers_best_and_name_refusals_and_single_cl
     # ε = 50 scores as ε = 10 on every table; ε = 1 as ε = 0.5, but only single-class tables (0.5 on any)
     assert list(values.index[values["same tables as the smaller ε"]]) == [("gnmax", 50.0)]
     assert "so such a point repeats the one before): gnmax at ε = 50." in texts
+    assert "copied from a smaller" not in texts  # these records have no copied point
+
+
+def test_curves_name_the_points_copied_from_a_capped_twin(tmp_path):
+    records = _sweep_records({("cervical_cancer", "updated", 5.0): [0.7, 0.9],
+                              ("cervical_cancer", "updated", 10.0): [0.7, 0.9]})
+    records["same_as_epsilon"] = np.where(records["epsilon"] == 10.0, 5.0, np.nan)
+    archive.write_archive("utility_sweep_large", records, {"profile": "smoke", "runs": "test", "complete": True},
+                          directory=tmp_path)
+    values = done_right.sweep_values(directory=tmp_path)
+    assert values.set_index("epsilon")["copied from ε"].fillna(0).to_dict() == {5.0: 0, 10.0: 5.0}
+    texts = " ".join(b.markdown for b in done_right.curves(values, cost="x") if hasattr(b, "markdown"))
+    assert "ε only decides when these presets stop (`pategan_audit.utility.twins`): updated at ε = 10." in texts
 
 
 def test_curves_on_credit_put_the_papers_six_beside_ours_and_name_what_is_not_archived(tmp_path):

@@ -153,8 +153,9 @@ def sweep_values(directory=None) -> pd.DataFrame | None:
     """The privacy-utility curves (``utility_sweep_large``): per dataset, preset and ε the best-of-n
     mean AUROC over the twelve classifiers (NaN where the preset refused to train: below its
     accountant's floor), the tables it is the best of, the share of those tables with a single
-    label class, the mean number of training iterations and the cell's iteration cap. None while
-    the archive is missing."""
+    label class, the mean number of training iterations, the cell's iteration cap, whether its
+    tables repeat the next smaller ε's and the ε a point was copied from (its twin that the cap
+    held, :mod:`~pategan_audit.utility.twins`; NaN when trained). None while the archive is missing."""
     from ..archive import read_archive
     from ..utility import best_of_n
 
@@ -173,6 +174,8 @@ def sweep_values(directory=None) -> pd.DataFrame | None:
     if "max_iter" in rec.columns:  # the cell's iteration cap (the dataset's, at the archive's profile)
         extra["iteration cap"] = fits["max_iter"].max()
     extra["same tables as the smaller ε"] = _repeats(rec[rec["status"] == "ok"], keys)  # every classifier's row
+    if "same_as_epsilon" in rec.columns:  # taken from its twin that the cap held, not trained (utility.twins)
+        extra["copied from ε"] = tables.groupby(keys)["same_as_epsilon"].first()
     values = best.merge(extra.reset_index(), on=keys, how="left").sort_values(keys).reset_index(drop=True)
     values["same tables as the smaller ε"] = values["same tables as the smaller ε"].astype("boolean").fillna(False)
     values.attrs["meta"] = archived.meta  # what curves() says about the run, without reading it again
@@ -319,6 +322,11 @@ def curves(values: pd.DataFrame | None, *, cost: str) -> list:
         same = part[part["same tables as the smaller ε"].astype(bool)]
         note += (" The same tables as at the next smaller ε (ε changed neither the training's length nor its "
                  f"noise; the seed is shared across ε, so such a point repeats the one before): {listed(same)}.")
+        if "copied from ε" in part.columns and part["copied from ε"].notna().any():
+            copied = part[part["copied from ε"].notna()]
+            note += (" Of these, copied from a smaller ε's point without training, because there the cap held every "
+                     "model and ε only decides when these presets stop (`pategan_audit.utility.twins`): "
+                     f"{listed(copied)}.")
         if dataset in PAPER_CURVES:
             missing = sorted(set(reference.IMPLEMENTATIONS) - set(part["implementation"]))
             note += (f" Faint dotted lines and the rows marked (paper): the paper's Figure {PAPER_CURVES[dataset]} "

@@ -131,7 +131,7 @@ def test_a_cell_waits_while_another_worker_computes_its_twin(cervical, cache, mo
     five, ten = _cell(epsilon=5.0), _cell(epsilon=10.0)
     marker = R._running_path(five, None)
     marker.parent.mkdir(parents=True, exist_ok=True)
-    marker.write_text(str(os.getppid()))  # a live process other than this one
+    marker.write_text(R._process_tag(os.getppid()))  # a live process other than this one
     monkeypatch.setattr(R.time, "sleep", lambda s: None)
     polls = []
     real_exists = type(marker).exists
@@ -150,7 +150,9 @@ def test_a_cell_waits_while_another_worker_computes_its_twin(cervical, cache, mo
     # a stale marker (no such process) is not waited on
     monkeypatch.setattr(type(marker), "exists", real_exists)
     stale = R._running_path(_cell(epsilon=0.5), None)
-    stale.write_text("999999999")
+    stale.write_text(R._process_tag(999999999))
+    R._wait_while_running(_cell(epsilon=0.5), None)
+    stale.write_text(f"{os.getppid()} another-boot")  # a live pid, but the marker is from an earlier boot
     R._wait_while_running(_cell(epsilon=0.5), None)
 
 
@@ -165,4 +167,4 @@ def test_a_computing_cell_announces_itself_and_cleans_up(cervical, cache, monkey
     monkeypatch.setattr(R, "evaluate_cell", spy)
     R.run_cell(_cell(epsilon=5.0))
     import os
-    assert seen == [str(os.getpid())] and not R._running_path(_cell(epsilon=5.0), None).exists()
+    assert seen == [R._process_tag(os.getpid())] and not R._running_path(_cell(epsilon=5.0), None).exists()

@@ -280,11 +280,21 @@ def _running_path(cell: UtilityCell, cache_dir: Any) -> Path:
     return runner.cache_path(_key(cell, None, None), namespace=NAMESPACE, cache_dir_override=cache_dir).with_suffix(".running")
 
 
+def _process_tag(pid: int) -> str:
+    """``pid`` with the machine's boot id: a marker left by a process of an earlier boot is stale
+    even where its pid now names another process."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        boot = ""
+    return f"{pid} {boot}"
+
+
 def _announced(cell: UtilityCell, cache_dir: Any, compute: Callable[[], pd.DataFrame]) -> Callable[[], pd.DataFrame]:
     """``compute`` with the cell's running marker in place while it runs."""
     def run() -> pd.DataFrame:
         marker = _running_path(cell, cache_dir)
-        runner.atomic_write_text(marker, str(os.getpid()))
+        runner.atomic_write_text(marker, _process_tag(os.getpid()))
         try:
             return compute()
         finally:
@@ -294,15 +304,17 @@ def _announced(cell: UtilityCell, cache_dir: Any, compute: Callable[[], pd.DataF
 
 def _wait_while_running(cell: UtilityCell, cache_dir: Any, *, poll_seconds: float = 5.0) -> None:
     """Wait while another live process on this machine computes ``cell`` (its running marker
-    names a live pid): the cell waiting may turn out to be its copy (:mod:`.twins`), which is
-    cheaper than computing both side by side. A stale marker (its process gone) is ignored."""
+    names a live pid of this boot): the cell waiting may turn out to be its copy (:mod:`.twins`),
+    which is cheaper than computing both side by side. A stale marker (its process gone, or of an
+    earlier boot) is ignored."""
     marker = _running_path(cell, cache_dir)
     while marker.exists():
         try:
-            pid = int(marker.read_text())
-        except (OSError, ValueError):
+            tag = marker.read_text()
+            pid = int(tag.split()[0])
+        except (OSError, ValueError, IndexError):
             return
-        if pid == os.getpid() or not _alive(pid):
+        if pid == os.getpid() or tag != _process_tag(pid) or not _alive(pid):
             return
         time.sleep(poll_seconds)
 

@@ -15,11 +15,6 @@ from pategan_audit.utility.cells import UtilityCell
 PANEL = ("LogisticRegression", "DecisionTree")
 
 
-@pytest.fixture(scope="module")
-def cervical():
-    return R.load_dataset("cervical_cancer", None)
-
-
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
@@ -32,11 +27,12 @@ def _cell(implementation="borealis", epsilon=5.0, **kw):
     return UtilityCell(**{**base, **kw})
 
 
-def test_the_set_is_exactly_the_presets_whose_tables_do_not_move_with_epsilon(cervical):
+def test_the_set_is_exactly_the_presets_whose_tables_do_not_move_with_epsilon():
     """Every preset, as the utility harness builds it, trained by the archive's own batched fit
     at ε = 5 and ε = 50 to a cap of 3 iterations (which neither budget stops): the tables are
     identical exactly for :data:`twins.EPSILON_STOPS_ONLY` (original and turing: ε sets σ;
     gnmax: ε sets its noise and its queries)."""
+    cervical = R.load_dataset("cervical_cancer", None)
     same = {}
     for impl in sorted(archive.SWEEP_PRESETS):
         drawn = []
@@ -68,7 +64,7 @@ def test_eligibility_and_the_twins_searched():
     assert twins.smaller_twins(_cell(epsilon=0.01)) == []
 
 
-def test_a_cell_whose_twin_the_cap_held_takes_its_records_without_training(cervical, cache, monkeypatch):
+def test_a_cell_whose_twin_the_cap_held_takes_its_records_without_training(cache, monkeypatch):
     calls = []
     real = R.evaluate_cell
     monkeypatch.setattr(R, "evaluate_cell", lambda cell, **kw: calls.append(cell.epsilon) or real(cell, **kw))
@@ -94,7 +90,7 @@ def test_a_cell_whose_twin_the_cap_held_takes_its_records_without_training(cervi
     assert calls == [5.0, 50.0, 50.0, 5.0, 10.0, 0.01, 0.05]
 
 
-def test_from_twin_refuses_what_it_cannot_vouch_for(cervical, cache):
+def test_from_twin_refuses_what_it_cannot_vouch_for(cache):
     five = R.run_cell(_cell(epsilon=5.0))
     with pytest.raises(ValueError, match="overrides"):
         twins.from_twin(_cell("turing", 10.0), five)
@@ -124,7 +120,7 @@ def test_an_archive_copies_a_twin_an_earlier_session_archived(tmp_path, cache, m
     assert meta["settings_done"] == 3
 
 
-def test_a_cell_waits_while_another_worker_computes_its_twin(cervical, cache, monkeypatch):
+def test_a_cell_waits_while_another_worker_computes_its_twin(cache, monkeypatch):
     """Two workers: ε = 10 starts while ε = 5 is being computed elsewhere; it waits, then copies."""
     import os
 
@@ -156,7 +152,7 @@ def test_a_cell_waits_while_another_worker_computes_its_twin(cervical, cache, mo
     R._wait_while_running(_cell(epsilon=0.5), None)
 
 
-def test_a_computing_cell_announces_itself_and_cleans_up(cervical, cache, monkeypatch):
+def test_a_computing_cell_announces_itself_and_cleans_up(cache, monkeypatch):
     seen = []
     real = R.evaluate_cell
 

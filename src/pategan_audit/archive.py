@@ -772,11 +772,11 @@ def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta:
                     "runs": runs_text(cells) + f"; {ran} of {len(cells)} cells", "core_seconds_measured": core,
                     **(_ADABOOST_META if adaboost_meta is None else adaboost_meta)}
 
-        # every worker on a cell of its own, in the archive's order (the cells a short session can
-        # finish come first), the presets spread over the workers; each finished cell is saved
+        # a cell whose smaller-ε twin an earlier session archived, held by the cap, takes its records
+        # here (utility.twins; the workers find this session's twins in the result cache). Every
+        # other cell goes to a worker of its own, in the archive's order (the cells a short session
+        # can finish come first), the presets spread over the workers; each finished cell is saved
         # while the others run
-        # cells whose smaller-ε twin an earlier session archived held by the cap take its records
-        # here (utility.twins); the workers find this session's twins in the result cache
         earlier = dict(tuple(done.groupby(done["cell"].astype(str)))) if parts else {}
         copies = [(c, twin) for c in todo
                   if (twin := U.twins.find_capped_twin(c, lambda t: earlier.get(cell_id(t)))) is not None]

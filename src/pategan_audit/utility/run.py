@@ -255,12 +255,13 @@ def run_cell(
     ``reuse_scores``), unless ``refresh``; a preset cell (default data and generator) whose
     smaller-ε twin is in the cache and was held by the iteration cap takes that twin's records
     (:mod:`.twins`), unless ``refresh``."""
-    chained = not refresh and data is None and make_generator is None and twins.eligible(cell)
+    chained = (not refresh and data is None and make_generator is None and twins.eligible(cell)
+               and _cached_or_none(cell, cache_dir) is None)
     twin = None
     if chained:
-        nearest = twins.smaller_twins(cell)[:1]
-        for t in nearest:  # it may be a copy of the cell another worker is computing
-            _wait_while_running(t, cache_dir)
+        nearest = twins.smaller_twins(cell)
+        if nearest:  # this cell may be a copy of the one another worker is computing
+            _wait_while_running(nearest[0], cache_dir)
         twin = twins.find_capped_twin(cell, lambda c: _cached_or_none(c, cache_dir))
     if isinstance(cell, SettingACell):
         compute = lambda: evaluate_setting_a(cell, data=data)  # noqa: E731

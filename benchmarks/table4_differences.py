@@ -815,6 +815,13 @@ def sweep_draw_again(*, dataset: str = "credit", implementation: str = "smartnoi
 PAPER_MAX_ITER = 10_000
 
 
+def _z(difference: float, *standard_errors: float) -> float:
+    """``difference`` over the combined standard errors; NaN where they are missing or all 0 (a
+    side whose every table scores the same, e.g. all single-class: no spread to compare with)."""
+    spread = float(np.hypot(*standard_errors))
+    return difference / spread if spread > 0 else float("nan")
+
+
 def sweep_mean_vs_records(*, out: str | None = "results/experiments/sweep_mean_vs_records.csv") -> pd.DataFrame:
     """Every archived Epileptic ε-sweep point off ε = 1 (``utility_sweep_large``: best of 2 x 2 at
     the 2,000-iteration cap) against the authors' records at the same ε: the per-table mean AUROC
@@ -856,7 +863,7 @@ def sweep_mean_vs_records(*, out: str | None = "results/experiments/sweep_mean_v
                              "statistic": statistic, "ours": ours, "paper": float(ref.loc[key, "value"]),
                              "n_ours": int(best.loc[key, "n"]), "n_paper": int(ref.loc[key, "n_tables"]),
                              "ours_mean": om, "ours_se": ose, "records_mean": rm, "records_se": rse,
-                             "z": (om - rm) / float(np.hypot(ose, rse)),
+                             "z": _z(om - rm, ose, rse),
                              "iterations": int(run.loc[key, "iterations"]), "max_iter": int(run.loc[key, "max_iter"]),
                              "paper_max_iter": PAPER_MAX_ITER})
     columns = ["table", "implementation", "epsilon", "metric", "statistic", "ours", "paper", "n_ours", "n_paper",

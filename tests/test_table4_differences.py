@@ -85,9 +85,11 @@ def test_sweep_mean_vs_records_is_the_committed_file_and_its_worked_numbers(t4):
                             / "sweep_mean_vs_records.csv")
     pd.testing.assert_frame_equal(got.reset_index(drop=True), committed, check_dtype=False)
     assert len(got) and not np.isclose(got["epsilon"], 1.0).any()  # ε = 1 is Table 4's archive
-    # NaN where the records give no standard error (a bare 0.5: every table of theirs single-class)
-    assert np.allclose(got["z"], (got["ours_mean"] - got["records_mean"]) / np.hypot(got["ours_se"], got["records_se"]),
-                       equal_nan=True)
+    # NaN where the records give no standard error (a bare 0.5: every table of theirs single-class),
+    # or where neither side varies (both standard errors 0)
+    spread = np.hypot(got["ours_se"], got["records_se"]).where(lambda v: v > 0)
+    assert np.allclose(got["z"], (got["ours_mean"] - got["records_mean"]) / spread, equal_nan=True)
+    assert t4._z(0.1, 0.0, 0.0) != t4._z(0.1, 0.0, 0.0) and t4._z(0.1, 0.03, 0.04) == pytest.approx(2.0)
     assert got["z"].notna().any()
     fig8 = R.figure_series(8).set_index(["implementation", "epsilon"])
     for r in got.itertuples():

@@ -255,10 +255,12 @@ def run_cell(
     ``reuse_scores``), unless ``refresh``; a preset cell (default data and generator) whose
     smaller-ε twin is in the cache and was held by the iteration cap takes that twin's records
     (:mod:`.twins`), unless ``refresh``."""
-    chained = (not refresh and data is None and make_generator is None and twins.eligible(cell)
-               and _cached_or_none(cell, cache_dir) is None)
+    chained = not refresh and data is None and make_generator is None and twins.eligible(cell)
     twin = None
     if chained:
+        stored = _cached_or_none(cell, cache_dir)  # the same key runner.cached would read below
+        if stored is not None:
+            return stored
         nearest = twins.smaller_twins(cell)
         if nearest:  # this cell may be a copy of the one another worker is computing
             _wait_while_running(nearest[0], cache_dir)

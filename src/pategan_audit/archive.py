@@ -85,6 +85,7 @@ Re-create one (resumes from the result cache if interrupted)::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -947,8 +948,11 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
         def save(records: pd.DataFrame, meta: dict) -> None:
             write_archive(name, records, finish_meta(dict(meta)), directory=directory)
 
-        records, meta = ARCHIVES[name](profile, n_jobs, backend, done=previous.records if previous is not None else None,
-                                       save=save, **({"only": tuple(only)} if only else {}))
+        # fits stopped by a session's end go on from their snapshots, kept (and committed) beside
+        # the partial records: <archive>/<name>/snapshots/<cell id>/ (utility.run.SNAPSHOTS_ENV)
+        with _snapshots_in(archive_dir(directory) / name / "snapshots"):
+            records, meta = ARCHIVES[name](profile, n_jobs, backend, done=previous.records if previous is not None else None,
+                                           save=save, **({"only": tuple(only)} if only else {}))
     else:
         if only:
             raise ValueError(f"--only needs a resumable archive ({', '.join(RESUMABLE)}); {name} runs whole")
@@ -956,6 +960,25 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
     meta = finish_meta(meta)
     write_archive(name, records, meta, directory=directory)
     return Archive(name=name, records=records, meta={"name": name, **meta})
+
+
+@contextlib.contextmanager
+def _snapshots_in(folder: Path):
+    """Point :data:`~pategan_audit.utility.run.SNAPSHOTS_ENV` at ``folder`` while the archive runs
+    (its workers inherit the environment); an empty folder is removed afterwards."""
+    from .utility.run import SNAPSHOTS_ENV
+
+    old = os.environ.get(SNAPSHOTS_ENV)
+    os.environ[SNAPSHOTS_ENV] = str(folder)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(SNAPSHOTS_ENV, None)
+        else:
+            os.environ[SNAPSHOTS_ENV] = old
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def drop_presets(name: str, presets: Sequence[str], *, reason: str,

@@ -11,6 +11,9 @@ A replica whose budget is spent (or that reached its cap) is *frozen*: its slice
 networks is copied back into its own model object at that moment and it takes no further part
 (its accountant and trace stop), while the others go on. Its slice is still computed until the
 step drops it (:meth:`ReplicaStep.keep`), which is cheaper than re-stacking after every stop.
+
+Inside :func:`.checkpoint.checkpointing`, a group writes snapshots of its state between iterations
+and goes on from one when it finds it (a fit stopped by a session's end resumes, same numbers).
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ import pandas as pd
 import torch
 
 from ..implementations.engine import PateGenerator
+from . import checkpoint
 
 __all__ = ["ReplicaStep", "release_votes", "run_pate_replicas", "record_seen"]
 
@@ -163,8 +167,20 @@ def run_pate_replicas(models: Sequence[PateGenerator], frames: Sequence[pd.DataF
 
 def _run_group(models, budgets, step_cls, device, on_done) -> None:
     R = len(models)
+    ckpt = checkpoint.current()
+    slot = ckpt.open_group() if ckpt is not None else None
     step = step_cls(models, device)
     active = np.ones(R, dtype=bool)
+    it = 0
+    saved = None
+    if slot is not None:
+        slot.begin(models, step)
+        saved = slot.load(models)
+    if saved is not None:  # go on from the snapshot (the replicas' own state was restored in place)
+        step, active, it, budgets = saved["step"], saved["active"], saved["it"], saved["budgets"]
+        for r in np.flatnonzero(~active):
+            if on_done:
+                on_done(r)
 
     def finish(r: int) -> None:
         active[r] = False
@@ -174,7 +190,9 @@ def _run_group(models, budgets, step_cls, device, on_done) -> None:
         if on_done:
             on_done(r)
 
-    it = 0
+    def snapshot() -> None:
+        slot.save(models, step=step, active=active, it=it, budgets=budgets)
+
     try:
         while active.any():
             for r in np.flatnonzero(active):
@@ -189,6 +207,10 @@ def _run_group(models, budgets, step_cls, device, on_done) -> None:
                 if models[r]._finish_iteration(it, budgets[r]):
                     finish(r)
             it += 1
+            if slot is not None and active.any() and slot.due():
+                snapshot()
+        if slot is not None:  # the finished group: a later call under this directory loads it
+            snapshot()
     finally:
         for r in np.flatnonzero(active):  # an exception: leave the traces as a single fit would
             models[r]._end_fit()

@@ -17,6 +17,7 @@ import hashlib
 import json
 import math
 import os
+import shutil
 import time
 import warnings
 from functools import lru_cache
@@ -30,6 +31,7 @@ from .. import runner
 from . import twins
 from ..classifiers import evaluate_table
 from ..implementations.factory import PresetFactory
+from ..replicas import checkpoint
 from ..implementations.registry import utility_harness_overrides
 from .cells import SettingACell, UtilityCell, derive_seed, teacher_count, teacher_ratio, to_training_dtypes
 
@@ -194,6 +196,8 @@ def _fitted(make: Callable[[int], Any], seeds: list[int], train: pd.DataFrame, l
     custom ``make_generator`` fits them one by one (and times each)."""
     if isinstance(make, PresetFactory):
         start = time.perf_counter()
+        snap = checkpoint.current()
+        before = snap.prior_seconds if snap is not None else 0.0
         try:
             models = make.fit_many(train, seeds, label=label)
         except Exception:
@@ -201,7 +205,9 @@ def _fitted(make: Callable[[int], Any], seeds: list[int], train: pd.DataFrame, l
             if not _below_accountant_floor(make(seeds[0]), epsilon):
                 raise
             models = [None] * len(seeds)
-        per_model = (time.perf_counter() - start) / len(seeds)
+        # a fit resumed from a snapshot adds the seconds its earlier sessions spent
+        resumed = (snap.prior_seconds - before) if snap is not None else 0.0
+        per_model = (time.perf_counter() - start + resumed) / len(seeds)
         for m, generator in enumerate(models):
             yield m, generator, (per_model if generator is not None else np.nan)
         return
@@ -274,8 +280,42 @@ def run_cell(
                                         reuse_scores=not refresh, cache_dir=cache_dir)
     if chained and twin is None:
         compute = _announced(cell, cache_dir, compute)
-    return runner.cached(_key(cell, data, make_generator), compute, namespace=NAMESPACE,
-                         cache_dir_override=cache_dir, refresh=refresh)
+    snapshots = None
+    if isinstance(cell, UtilityCell) and twin is None:
+        snapshots = _snapshot_dir(cell, data, make_generator, cache_dir)
+        compute = _resumable(snapshots, compute, fresh=refresh)
+    result = runner.cached(_key(cell, data, make_generator), compute, namespace=NAMESPACE,
+                           cache_dir_override=cache_dir, refresh=refresh)
+    if snapshots is not None:  # the cell is stored: its snapshots are no longer needed
+        shutil.rmtree(snapshots, ignore_errors=True)
+    return result
+
+
+#: Environment variable naming a folder for the snapshots of preset cells' fits (one sub-folder
+#: per cell id); the archive points it into its own folder, so that snapshots can be committed
+#: beside the partial records and the next session resumes the fit (default: beside the cell's
+#: cache entry).
+SNAPSHOTS_ENV = "PATEGAN_AUDIT_SNAPSHOTS"
+
+
+def _snapshot_dir(cell: UtilityCell, data: Any, make_generator: Any, cache_dir: Any) -> Path:
+    root = os.environ.get(SNAPSHOTS_ENV, "").strip()
+    if root and data is None and make_generator is None:
+        return Path(root) / cell_id(cell)
+    return runner.cache_path(_key(cell, data, make_generator), namespace=NAMESPACE,
+                             cache_dir_override=cache_dir).with_suffix(".snapshots")
+
+
+def _resumable(directory: Path, compute: Callable[[], pd.DataFrame], *, fresh: bool) -> Callable[[], pd.DataFrame]:
+    """``compute`` with its batched fits snapshotted under ``directory`` (:mod:`..replicas.checkpoint`):
+    a cell stopped mid-fit (a session's end) goes on from its last snapshot when run again, with the
+    same numbers; ``fresh`` (refresh) discards old snapshots first."""
+    def run() -> pd.DataFrame:
+        if fresh:
+            shutil.rmtree(directory, ignore_errors=True)
+        with checkpoint.checkpointing(directory):
+            return compute()
+    return run
 
 
 def _running_path(cell: UtilityCell, cache_dir: Any) -> Path:

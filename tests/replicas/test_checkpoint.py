@@ -168,3 +168,32 @@ def test_a_snapshot_of_older_code_is_set_aside(toy, tmp_path, monkeypatch):
         again = fit_many("borealis", toy, seeds=[0, 1], **KW)
     assert ckpt.resumed == [] and len(calls) == first[0].trace.iterations
     assert_same_models(again, first)
+
+
+class _Model:
+    def __init__(self, **state):
+        self.config = "a config"
+        self.__dict__.update(state)
+
+
+def test_views_are_seen_and_such_a_state_is_not_snapshotted(tmp_path):
+    """A pickle stores a tensor and a view of it apart (a write to one would no longer reach the
+    other after resuming), so a state holding both takes no snapshots; a parameter and the
+    ``.data`` alias that pickling itself makes are the same view and do not count."""
+    base = torch.zeros(10)
+    alone = checkpoint.Checkpointing(tmp_path / "a", 0).open_group()
+    alone.begin([_Model(w=torch.nn.Parameter(torch.zeros(3)), x=base)], step=None)
+    alone.save(alone_models := [_Model(w=torch.nn.Parameter(torch.zeros(3)), x=base)])
+    assert alone.path.exists()
+    for models in ([_Model(x=base, v=base[2:5])], [_Model(x=base.numpy(), t=base)]):
+        slot = checkpoint.Checkpointing(tmp_path / "b", 0).open_group()
+        with pytest.warns(UserWarning, match="no snapshots.*share memory"):
+            slot.begin(models, step=None)
+        slot.save(models)
+        assert not slot.due() and not slot.path.exists()
+    later = checkpoint.Checkpointing(tmp_path / "c", 0).open_group()  # views that appear mid-fit
+    later.begin(alone_models, step=None)
+    alone_models[0].v = alone_models[0].x[1:4]
+    with pytest.warns(UserWarning, match="came to hold arrays that share memory"):
+        later.save(alone_models)
+    assert not later.path.exists() and not later.due()

@@ -126,6 +126,17 @@ def _bytes_of(obj: Any, least: int) -> np.ndarray | None:
     return None
 
 
+def _memory(obj: Any) -> tuple[int, int, str] | None:
+    """The address range a tensor's or an array's elements span, and which library holds them."""
+    if isinstance(obj, torch.Tensor) and obj.numel() > 0 and obj.device.type == "cpu":
+        extent = 1 + sum((n - 1) * abs(st) for n, st in zip(obj.shape, obj.stride()))
+        low = obj.data_ptr() - sum((n - 1) * abs(st) for n, st in zip(obj.shape, obj.stride()) if st < 0) * obj.element_size()
+        return low, low + extent * obj.element_size(), "torch"
+    if isinstance(obj, np.ndarray) and obj.nbytes > 0 and obj.dtype != object:
+        return (*np.lib.array_utils.byte_bounds(obj), "numpy")
+    return None
+
+
 def _digest(raw: np.ndarray) -> str:
     return hashlib.blake2b(raw.data, digest_size=16).hexdigest()
 
@@ -140,11 +151,23 @@ class _Pickler(pickle.Pickler):
         self._baseline = baseline
         self.found: list[tuple[Any, str]] = []  # when recording a baseline: (large object, digest) in order
         self.arrays: list[str] = []  # ... and the digest of every array met
+        self.spans: set[tuple[int, int, str]] = set()  # the memory each array met spans
+
+    def shared(self) -> bool:
+        """Whether two arrays met overlap in memory without being the same view (a slice of
+        another, ``torch.from_numpy``): a pickle stores them apart, so a resumed fit would lose
+        the link; such a state is not snapshotted. (A parameter and its ``.data``, which pickling
+        itself creates, are the same view.)"""
+        spans = sorted(self.spans)
+        return any(b[0] < a[1] for a, b in zip(spans, spans[1:]))
 
     def persistent_id(self, obj):
         r = self._ids.get(id(obj))
         if r is not None:
             return ("replica", r)
+        span = _memory(obj)
+        if span is not None:
+            self.spans.add(span)
         if self._baseline is None:  # recording a baseline: every array's digest, the large ones kept
             raw = _bytes_of(obj, 0)
             if raw is None:
@@ -186,12 +209,14 @@ class _Baseline:
     def __post_init__(self) -> None:
         self.index = {id(o): j for j, o in enumerate(self.objects)}  # the objects stay referenced here
 
+    shared: bool = False  # the starting state holds tensors that share memory
+
     @classmethod
     def of(cls, models: Sequence[Any], step: Any) -> "_Baseline":
         p = _Pickler(io.BytesIO(), {id(m): r for r, m in enumerate(models)}, None)
         p.dump({"states": [m.__dict__ for m in models], "step": step})
         start = hashlib.blake2b("".join(p.arrays).encode(), digest_size=16).hexdigest()
-        return cls([o for o, _ in p.found], [d for _, d in p.found], start)
+        return cls([o for o, _ in p.found], [d for _, d in p.found], start, p.shared())
 
 
 @dataclass
@@ -204,6 +229,7 @@ class GroupSlot:
     _start: float = field(default_factory=time.perf_counter)
     _prior: float = 0.0
     _baseline: _Baseline | None = None
+    _off: str = ""  # why this group takes no snapshots ("" while it does)
 
     @property
     def path(self) -> Path:
@@ -212,11 +238,18 @@ class GroupSlot:
     def begin(self, models: Sequence[Any], step: Any) -> None:
         """Note the group's starting state (its fresh ``step``, the models after ``_begin_fit``)."""
         self._baseline = _Baseline.of(models, step)
+        if self._baseline.shared:
+            self._stop("its starting state holds arrays that share memory")
+
+    def _stop(self, why: str) -> None:
+        self._off = why
+        warnings.warn(f"{self.path}: this fit takes no snapshots ({why}: a pickle would store them apart); "
+                      "it runs to the end as usual, but a stopped run starts it again", UserWarning, stacklevel=3)
 
     def load(self, models: Sequence[Any]) -> dict[str, Any] | None:
         """The saved state of this group with ``models`` restored in place, or None (no snapshot,
         or one of an older source, which is set aside with a warning). Call after :meth:`begin`."""
-        if not self.path.exists():
+        if self._off or not self.path.exists():
             return None
         with self.path.open("rb") as f:
             head = pickle.load(f)
@@ -242,7 +275,7 @@ class GroupSlot:
         return saved
 
     def due(self) -> bool:
-        return time.monotonic() - self._last >= self.owner.every
+        return not self._off and time.monotonic() - self._last >= self.owner.every
 
     def save(self, models: Sequence[Any], **loop_state: Any) -> None:
         """Write the group's state atomically (``loop_state``: the step, active mask, iteration…)."""
@@ -254,8 +287,15 @@ class GroupSlot:
             "seconds": self._prior + time.perf_counter() - self._start,
             **loop_state,
         }
+        if self._off:
+            return
         buf = io.BytesIO()
         pickle.dump(head, buf, protocol=pickle.HIGHEST_PROTOCOL)
-        _Pickler(buf, {id(m): r for r, m in enumerate(models)}, self._baseline).dump(body)
+        pickler = _Pickler(buf, {id(m): r for r, m in enumerate(models)}, self._baseline)
+        pickler.dump(body)
+        if pickler.shared():
+            self.path.unlink(missing_ok=True)
+            self._stop("its state came to hold arrays that share memory")
+            return
         runner.atomic_write_bytes(self.path, buf.getvalue())
         self._last = time.monotonic()

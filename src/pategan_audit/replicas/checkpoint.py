@@ -15,12 +15,17 @@ counter and the process-wide random states of torch, NumPy and :mod:`random`. Re
 gives the same numbers as the fit that was never stopped (tested bitwise). The caller's model
 objects are kept: the snapshot's references to them are stored by position
 (``persistent_id``), and their state is restored in place, so ``fit_many`` returns the same
-objects it created.
+objects it created. Arrays of 64 KiB or more that training has not changed since the group
+started (the data) are not stored: the resumed fit rebuilds the starting state, and the snapshot
+refers to them by position, checked by digest.
 
 Snapshots are pickles written atomically (:func:`pategan_audit.runner.atomic_write_bytes`); load
-them only from a directory you trust (the result cache). A snapshot whose group differs (other
-preset, seeds, configuration or replica count) is an error that names the directory to delete.
-The WGAN presets (original, turing) run their own loop (:mod:`.wgan`) and are not snapshotted.
+them only from a directory you trust. A snapshot of another fit (other preset, seeds,
+configuration or data) is an error that names the directory to delete; one written by another
+version of the package source is set aside with a warning (the fit starts again). A pickle
+stores two arrays that share memory apart, so a state holding views of one another takes no
+snapshots (a warning says so; none of the presets' harness configurations does). The WGAN
+presets (original, turing) run their own loop (:mod:`.wgan`) and are not snapshotted.
 """
 from __future__ import annotations
 

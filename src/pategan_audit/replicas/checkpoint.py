@@ -30,11 +30,13 @@ presets (original, turing) run their own loop (:mod:`.wgan`) and are not snapsho
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import os
 import pickle
 import random
+import subprocess
 import time
 import warnings
 from contextvars import ContextVar
@@ -109,6 +111,18 @@ def checkpointing(directory: str | os.PathLike, every: float | None = None) -> I
 def current() -> Checkpointing | None:
     """The active :class:`Checkpointing`, or None outside :func:`checkpointing`."""
     return _ACTIVE.get()
+
+
+@functools.lru_cache(maxsize=1)
+def _commit() -> str | None:
+    """The git commit of the package's work tree (None outside git), named by a snapshot so that
+    a later session can resume it from a work tree of that commit after the code moved on."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=runner.PACKAGE_DIR, capture_output=True, text=True,
+                             timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
 
 
 def _fingerprint(models: Sequence[Any]) -> list[str]:
@@ -259,9 +273,10 @@ class GroupSlot:
         with self.path.open("rb") as f:
             head = pickle.load(f)
             if head["source"] != runner.source_hash():
-                warnings.warn(f"the snapshot {self.path} was written by another version of the code "
-                              f"(source {head['source']}, now {runner.source_hash()}); this fit starts from iteration 0",
-                              UserWarning, stacklevel=2)
+                warnings.warn(f"the snapshot {self.path} was written by another version of the code (source "
+                              f"{head['source']}, commit {head.get('commit')}; now {runner.source_hash()}); this fit "
+                              "starts from iteration 0 (to resume it instead, run from a work tree of that commit, "
+                              "e.g. `git worktree add ../resume COMMIT`)", UserWarning, stacklevel=2)
                 return None
             if head["fingerprint"] != _fingerprint(models) or head["start"] != self._baseline.start:
                 raise ValueError(f"the snapshot {self.path} belongs to another fit (other preset, seeds, configuration "
@@ -284,7 +299,7 @@ class GroupSlot:
 
     def save(self, models: Sequence[Any], **loop_state: Any) -> None:
         """Write the group's state atomically (``loop_state``: the step, active mask, iteration…)."""
-        head = {"source": runner.source_hash(), "fingerprint": _fingerprint(models),
+        head = {"source": runner.source_hash(), "commit": _commit(), "fingerprint": _fingerprint(models),
                 "start": self._baseline.start}
         body = {
             "states": [m.__dict__ for m in models],

@@ -200,6 +200,7 @@ def test_target_selection_archive_resumes_by_candidate_and_picks_the_largest_auc
     assert asked == [[int(full.records["row"].iloc[1])]] and again.meta["complete"]
     # each session says where its fits ran; each row how many workers shared its wall time
     assert [s["device"] for s in again.meta["sessions"]] == ["cpu", "cpu"]
+    assert [s["flush_denormal"] for s in again.meta["sessions"]] == [False, False]  # IEEE arithmetic (the default)
     assert again.records["workers"].tolist() == [1, 1]
     assert again.records["device"].tolist() == ["cpu", "cpu"]  # and each candidate where it was fitted
     assert again.meta["core_seconds"] == pytest.approx(round(again.records["wall_seconds"].sum(), 1))

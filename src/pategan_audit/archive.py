@@ -928,12 +928,15 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
     from .implementations.many import resolve_device
 
     device = str(resolve_device())  # where fit_many runs ($PATEGAN_AUDIT_DEVICE); checked before any work
+    from .implementations.base import flush_denormal_requested
+
+    flush_denormal_requested()  # a malformed $PATEGAN_AUDIT_FLUSH_DENORMAL fails here, before any work
 
     def finish_meta(meta: dict) -> dict:
         wall = time.perf_counter() - t0
         this = {"started": started.isoformat(timespec="seconds"),
                 "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_seconds": round(wall, 1),
-                "device": device, "cpus": os.cpu_count(), **code, **({"presets": sorted(only), "redone": bool(redo)} if only else {})}
+                "device": device, "flush_denormal": flush_denormal_requested(), "cpus": os.cpu_count(), **code, **({"presets": sorted(only), "redone": bool(redo)} if only else {})}
         meta = {**meta, "started": before.get("started", this["started"]), "finished": this["finished"],
                 "wall_seconds": round(before.get("wall_seconds", 0.0) + wall, 1),
                 "core_seconds": round(meta.pop("core_seconds_measured", 0.0), 1), "n_jobs": n_jobs,

@@ -198,3 +198,14 @@ def test_views_are_seen_and_such_a_state_is_not_snapshotted(tmp_path):
     with pytest.warns(UserWarning, match="came to hold arrays that share memory"):
         later.save(alone_models)
     assert not later.path.exists() and not later.due()
+
+
+def test_a_snapshot_resumes_only_under_the_same_denormal_setting(toy, tmp_path, monkeypatch):
+    from pategan_audit.implementations.base import FLUSH_DENORMAL_ENV
+
+    monkeypatch.delenv(FLUSH_DENORMAL_ENV, raising=False)
+    with checkpoint.checkpointing(tmp_path, every=0):
+        fit_many("borealis", toy, seeds=[0], **KW)
+    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "1")
+    with pytest.raises(ValueError, match=f"{FLUSH_DENORMAL_ENV}=0; set it the same"), checkpoint.checkpointing(tmp_path):
+        fit_many("borealis", toy, seeds=[0], **KW)

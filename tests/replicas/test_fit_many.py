@@ -87,3 +87,24 @@ def test_device_comes_from_the_argument_then_the_environment(toy, monkeypatch):
 def test_cuda_without_cuda_is_an_error_naming_the_fix(toy):
     with pytest.raises(ValueError, match="asks for CUDA.*use 'cpu'"):
         fit_many("borealis", toy, seeds=[0], device="cuda", **KW)
+
+
+def test_flushing_denormals_is_opt_in_recorded_and_undone(toy, monkeypatch):
+    """``$PATEGAN_AUDIT_FLUSH_DENORMAL=1`` trains with denormal floats flushed to zero (a CPU
+    speed setting, off by default); each model records it, and it is undone after the fit."""
+    import torch
+
+    from pategan_audit.implementations.base import FLUSH_DENORMAL_ENV, training_threads
+
+    tiny = torch.tensor([1e-39], dtype=torch.float32)  # a denormal: below float32's smallest normal
+    monkeypatch.delenv(FLUSH_DENORMAL_ENV, raising=False)
+    assert [m.trace.extra["flush_denormal"] for m in fit_many("borealis", toy, seeds=[0], **KW)] == [False]
+    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "1")
+    with training_threads():
+        assert (tiny * 0.5).item() == 0.0
+    assert (tiny * 0.5).item() > 0.0
+    assert [m.trace.extra["flush_denormal"] for m in fit_many("borealis", toy, seeds=[0], **KW)] == [True]
+    assert (tiny * 0.5).item() > 0.0
+    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "sometimes")
+    with pytest.raises(ValueError, match=FLUSH_DENORMAL_ENV):
+        fit_many("borealis", toy, seeds=[0], **KW)

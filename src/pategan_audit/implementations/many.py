@@ -25,7 +25,7 @@ import pandas as pd
 import torch
 
 from .base import BaseGenerator
-from .base import training_threads
+from .base import flush_denormal_requested, training_threads
 from .registry import _check_name, create
 
 __all__ = ["fit_many", "BATCHED", "batched_support", "default_max_replicas", "resolve_device", "DEVICE_ENV"]
@@ -167,8 +167,10 @@ def fit_many(
     finally:
         if bar is not None:
             bar.close()
+    flushed = flush_denormal_requested()
     for m in models:
         m.trace.extra["batched"] = use_batched
+        m.trace.extra["flush_denormal"] = flushed
     return models
 
 

@@ -48,6 +48,7 @@ import numpy as np
 import torch
 
 from .. import runner
+from ..implementations.base import FLUSH_DENORMAL_ENV, flush_denormal_requested
 
 __all__ = ["Checkpointing", "GroupSlot", "checkpointing", "current", "default_every", "EVERY_ENV"]
 
@@ -278,6 +279,10 @@ class GroupSlot:
                               "starts from iteration 0 (to resume it instead, run from a work tree of that commit, "
                               "e.g. `git worktree add ../resume COMMIT`)", UserWarning, stacklevel=2)
                 return None
+            if head.get("flush_denormal", False) != flush_denormal_requested():
+                raise ValueError(f"the snapshot {self.path} was written with ${FLUSH_DENORMAL_ENV}="
+                                 f"{int(head.get('flush_denormal', False))}; set it the same to resume the fit "
+                                 f"(or delete {self.owner.directory} to start it again)")
             if head["fingerprint"] != _fingerprint(models) or head["start"] != self._baseline.start:
                 raise ValueError(f"the snapshot {self.path} belongs to another fit (other preset, seeds, configuration "
                                  f"or data); delete {self.owner.directory} to start this fit from iteration 0")
@@ -299,7 +304,8 @@ class GroupSlot:
 
     def save(self, models: Sequence[Any], **loop_state: Any) -> None:
         """Write the group's state atomically (``loop_state``: the step, active mask, iteration…)."""
-        head = {"source": runner.source_hash(), "commit": _commit(), "fingerprint": _fingerprint(models),
+        head = {"source": runner.source_hash(), "commit": _commit(), "flush_denormal": flush_denormal_requested(),
+                "fingerprint": _fingerprint(models),
                 "start": self._baseline.start}
         body = {
             "states": [m.__dict__ for m in models],

@@ -46,6 +46,17 @@ def test_entry_records_config_and_source(cache):
     assert entry["result"] == 7 and entry["config"] == {"a": 1} and entry["source"] == runner.source_hash()
 
 
+def test_flushed_denormals_key_other_entries(monkeypatch):
+    from pategan_audit.implementations.base import FLUSH_DENORMAL_ENV
+
+    monkeypatch.delenv(FLUSH_DENORMAL_ENV, raising=False)
+    ieee = runner.config_hash({"x": 1}, namespace="n")
+    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "0")
+    assert runner.config_hash({"x": 1}, namespace="n") == ieee  # the default's keys are unchanged
+    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "1")
+    assert runner.config_hash({"x": 1}, namespace="n") != ieee
+
+
 def test_config_hash_is_stable_and_order_free():
     a = runner.config_hash({"x": 1, "y": [1.0, "b"]}, namespace="n")
     b = runner.config_hash({"y": [1.0, "b"], "x": 1}, namespace="n")

@@ -150,10 +150,15 @@ def _plain(obj: Any) -> Any:
 
 
 def config_hash(config: Any, *, namespace: str = "", include_source: bool = True) -> str:
-    """Stable hash of a config (dict or dataclass) for cache keys."""
+    """Stable hash of a config (dict or dataclass) for cache keys. Training with denormals
+    flushed (``$PATEGAN_AUDIT_FLUSH_DENORMAL``) gives other numbers, so it keys other entries."""
+    from .implementations.base import flush_denormal_requested
+
     payload = {"namespace": namespace, "config": _jsonable(config)}
     if include_source:
         payload["source"] = source_hash()
+    if flush_denormal_requested():  # absent by default: the IEEE entries keep their keys
+        payload["flush_denormal"] = True
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(blob).hexdigest()[:24]
 

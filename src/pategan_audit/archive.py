@@ -930,13 +930,13 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
     device = str(resolve_device())  # where fit_many runs ($PATEGAN_AUDIT_DEVICE); checked before any work
     from .implementations.base import flush_denormal_requested
 
-    flush_denormal_requested()  # a malformed $PATEGAN_AUDIT_FLUSH_DENORMAL fails here, before any work
+    flushed = flush_denormal_requested()  # a malformed $PATEGAN_AUDIT_FLUSH_DENORMAL fails here, before any work
 
     def finish_meta(meta: dict) -> dict:
         wall = time.perf_counter() - t0
         this = {"started": started.isoformat(timespec="seconds"),
                 "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_seconds": round(wall, 1),
-                "device": device, "flush_denormal": flush_denormal_requested(), "cpus": os.cpu_count(), **code, **({"presets": sorted(only), "redone": bool(redo)} if only else {})}
+                "device": device, "flush_denormal": flushed, "cpus": os.cpu_count(), **code, **({"presets": sorted(only), "redone": bool(redo)} if only else {})}
         meta = {**meta, "started": before.get("started", this["started"]), "finished": this["finished"],
                 "wall_seconds": round(before.get("wall_seconds", 0.0) + wall, 1),
                 "core_seconds": round(meta.pop("core_seconds_measured", 0.0), 1), "n_jobs": n_jobs,
@@ -951,8 +951,8 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
         def save(records: pd.DataFrame, meta: dict) -> None:
             write_archive(name, records, finish_meta(dict(meta)), directory=directory)
 
-        # fits stopped by a session's end go on from their snapshots, kept (and committed) beside
-        # the partial records: <archive>/<name>/snapshots/<cell id>/ (utility.run.SNAPSHOTS_ENV)
+        # fits stopped by a session's end go on from their snapshots, kept on the work tree (not
+        # committed) beside the partial records: <archive>/<name>/snapshots/<cell id>/ (utility.run.SNAPSHOTS_ENV)
         with _snapshots_in(archive_dir(directory) / name / "snapshots"):
             records, meta = ARCHIVES[name](profile, n_jobs, backend, done=previous.records if previous is not None else None,
                                            save=save, **({"only": tuple(only)} if only else {}))

@@ -178,8 +178,8 @@ def _run_group(models, budgets, step_cls, device, on_done) -> None:
         saved = slot.load(models)
     if saved is not None:  # go on from the snapshot (the replicas' own state was restored in place)
         step, active, it, budgets = saved["step"], saved["active"], saved["it"], saved["budgets"]
-        for r in np.flatnonzero(~active):
-            if on_done:
+        if on_done:  # the replicas the snapshot holds finished still count as done
+            for r in np.flatnonzero(~active):
                 on_done(r)
 
     def finish(r: int) -> None:

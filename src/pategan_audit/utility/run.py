@@ -292,8 +292,8 @@ def run_cell(
 
 
 #: Environment variable naming a folder for the snapshots of preset cells' fits (one sub-folder
-#: per cell id); the archive points it into its own folder, so that snapshots can be committed
-#: beside the partial records and the next session resumes the fit (default: beside the cell's
+#: per cell id); the archive points it into its own folder, beside the partial records (kept on the
+#: work tree, not committed), so that a later run resumes the fit (default: beside the cell's
 #: cache entry).
 SNAPSHOTS_ENV = "PATEGAN_AUDIT_SNAPSHOTS"
 

@@ -53,8 +53,25 @@ def test_flushed_denormals_key_other_entries(monkeypatch):
     ieee = runner.config_hash({"x": 1}, namespace="n")
     monkeypatch.setenv(FLUSH_DENORMAL_ENV, "0")
     assert runner.config_hash({"x": 1}, namespace="n") == ieee  # the default's keys are unchanged
+    named = runner.config_hash({"x": 1}, namespace="n", include_source=False)
     monkeypatch.setenv(FLUSH_DENORMAL_ENV, "1")
     assert runner.config_hash({"x": 1}, namespace="n") != ieee
+    # a configuration's name (a cell's id in an archive) is the same under either arithmetic
+    assert runner.config_hash({"x": 1}, namespace="n", include_source=False) == named
+
+
+def test_a_flushed_session_names_cells_as_the_ieee_sessions(monkeypatch):
+    """The archive decides which cells are done by ``cell_id``; a flushed session must see the IEEE
+    sessions' cells as done (session 19 found one recomputing six finished cells under new ids)."""
+    from pategan_audit.implementations.base import FLUSH_DENORMAL_ENV
+    from pategan_audit.utility.cells import UtilityCell
+    from pategan_audit.utility.run import cell_id
+
+    cell = UtilityCell("cervical_cancer", "synthcity", 50.0)
+    monkeypatch.delenv(FLUSH_DENORMAL_ENV, raising=False)
+    ieee = cell_id(cell)
+    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "1")
+    assert cell_id(cell) == ieee
 
 
 def test_config_hash_is_stable_and_order_free():

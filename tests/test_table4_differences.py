@@ -70,6 +70,36 @@ def test_sweep_draw_again_writes_both_figure_points_beside_the_archived_cell(t4,
     pd.testing.assert_frame_equal(pd.read_csv(out), got, check_dtype=False)
 
 
+def test_sweep_draw_again_at_the_papers_cap_adds_figure_8s_mean(t4, tmp_path, monkeypatch):
+    """On Epileptic, trained past the archive's 2,000 cap (``max_iter``): the cell runs to the
+    paper's 10,000, the rows say both caps, and Figure 8's point is the new tables' per-table mean
+    AUROC beside the archive's tables' mean and the authors' records' mean at that ε."""
+    import pandas as pd
+
+    from pategan_audit import reference as R
+
+    arch = t4.archived_sweep_cell("epileptic_seizure", "original", 10.0)
+    seen = {}
+
+    def fake_run_cell(cell):
+        seen["cell"] = cell
+        return arch.assign(auroc=arch["auroc"] + 0.05)
+
+    monkeypatch.setattr("pategan_audit.utility.run.run_cell", fake_run_cell)
+    got = t4.sweep_draw_again(dataset="epileptic_seizure", implementation="original", epsilon=10.0, n_models=1,
+                              n_tables=2, max_iter=10_000, out=str(tmp_path / "p.csv"))
+    assert seen["cell"].max_iter == 10_000 and (got["archive_max_iter"] == 2_000).all()
+    assert list(got["table"]) == ["figure1", "figure9", "figure8"]
+    mean = got.set_index("table").loc["figure8"]
+    per_table = arch.groupby(["model", "table"])["auroc"].mean().mean()
+    assert mean["statistic"] == "mean" and mean["archive"] == pytest.approx(per_table)
+    assert mean["best_of_all"] == pytest.approx(per_table + 0.05)
+    fig8 = R.figure_series(8)
+    assert mean["paper"] == float(fig8[(fig8["implementation"] == "original") & (fig8["epsilon"] == 10.0)]["value"].iloc[0])
+    assert "10,000-iteration cap (the archive's: 2,000)" in mean["tried"]
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "p.csv"), got, check_dtype=False)
+
+
 def test_sweep_mean_vs_records_is_the_committed_file_and_its_worked_numbers(t4):
     """The committed ``sweep_mean_vs_records.csv`` is what the experiment gives on the committed
     sweep archive (rerun it when the archive gains cells, or the scorecard reads stale diagnoses);

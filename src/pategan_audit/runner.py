@@ -151,14 +151,17 @@ def _plain(obj: Any) -> Any:
 
 def config_hash(config: Any, *, namespace: str = "", include_source: bool = True) -> str:
     """Stable hash of a config (dict or dataclass) for cache keys. Training with denormals
-    flushed (``$PATEGAN_AUDIT_FLUSH_DENORMAL``) gives other numbers, so it keys other entries."""
+    flushed (``$PATEGAN_AUDIT_FLUSH_DENORMAL``) gives other numbers, so it keys other entries,
+    like the source. ``include_source=False`` names the configuration itself (a cell's or an
+    audit setting's id in records and archives): neither the source nor the arithmetic is part of
+    it, so a flushed session finds, resumes and extends an archive the IEEE sessions began."""
     from .implementations.base import flush_denormal_requested
 
     payload = {"namespace": namespace, "config": _jsonable(config)}
     if include_source:
         payload["source"] = source_hash()
-    if flush_denormal_requested():  # absent by default: the IEEE entries keep their keys
-        payload["flush_denormal"] = True
+        if flush_denormal_requested():  # absent by default: the IEEE entries keep their keys
+            payload["flush_denormal"] = True
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(blob).hexdigest()[:24]
 

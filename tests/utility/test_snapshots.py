@@ -83,3 +83,16 @@ def test_the_archive_keeps_snapshots_in_its_folder(tmp_path, monkeypatch):
     with archive._snapshots_in(folder):
         (folder / "cell").mkdir(parents=True)
     assert (folder / "cell").exists()  # a cell still to finish keeps its snapshots
+
+
+def test_records_say_which_arithmetic_trained_them(cell, tmp_path, monkeypatch):
+    """A flushed session (``$PATEGAN_AUDIT_FLUSH_DENORMAL=1``) writes records under the same cell
+    id as an IEEE one, so each row says which arithmetic trained its generator."""
+    from pategan_audit.implementations.base import FLUSH_DENORMAL_ENV
+
+    monkeypatch.delenv(FLUSH_DENORMAL_ENV, raising=False)
+    ieee = R.run_cell(cell, cache_dir=tmp_path)
+    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "1")
+    flushed = R.run_cell(cell, cache_dir=tmp_path)  # another cache entry: trained again
+    assert not ieee["flush_denormal"].any() and flushed["flush_denormal"].all()
+    assert set(flushed["cell"]) == set(ieee["cell"]) == {R.cell_id(cell)}

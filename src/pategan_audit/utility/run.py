@@ -30,6 +30,7 @@ import pandas as pd
 from .. import runner
 from . import twins
 from ..classifiers import evaluate_table
+from ..implementations.base import flush_denormal_requested
 from ..implementations.factory import PresetFactory
 from ..replicas import checkpoint
 from ..implementations.registry import utility_harness_overrides
@@ -43,6 +44,7 @@ COLUMNS = [
     "cell", "dataset", "implementation", "epsilon", "delta", "num_teachers", "variant", "model", "table", "classifier",
     "auroc", "auprc", "status", "single_class", "iterations", "fit_seconds", "eval_seconds", "n_train",
     "max_iter", "subsample", "mlp_max_iter", "xgb_n_jobs", "adaboost", "n_models", "n_tables", "seed", "same_as_epsilon",
+    "flush_denormal",
 ]
 
 
@@ -131,6 +133,8 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
         "cell": cell_id(cell), "dataset": cell.dataset, "implementation": cell.implementation, "epsilon": cell.epsilon,
         "delta": cell.delta,
         "num_teachers": k, "variant": cell.variant, "n_train": len(train), **_knob_columns(cell),
+        # trained with denormal floats flushed to zero (a session setting; other numbers at rounding level)
+        "flush_denormal": flush_denormal_requested(),
     }
     rows: list[dict[str, Any]] = []
     seeds = [derive_seed(cell.seed, m) for m in range(cell.n_models)]

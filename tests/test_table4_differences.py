@@ -45,19 +45,26 @@ def test_a_missing_sweep_cell_stops_the_sweep_experiment_before_any_training(t4,
         t4.sweep_draw_again(dataset="isolet", implementation="smartnoise", epsilon=0.5)
 
 
+def _draw_from(arch, shift: float, monkeypatch) -> dict:
+    """The archived cell ``arch`` stands in for a fresh draw, its AUROC raised by ``shift``;
+    the returned dict gets the cell the experiment asked for."""
+    seen = {}
+
+    def fake_run_cell(cell):
+        seen["cell"] = cell
+        return arch.assign(auroc=arch["auroc"] + shift)
+
+    monkeypatch.setattr("pategan_audit.utility.run.run_cell", fake_run_cell)
+    return seen
+
+
 def test_sweep_draw_again_writes_both_figure_points_beside_the_archived_cell(t4, tmp_path, monkeypatch):
     """The committed sweep cell (Credit smartnoise, ε = 0.5) stands in for a fresh draw: the rows
     carry the archive's best of 4, the paper's Figure 6 and 7 points and the ε the scorecard keys on."""
     import pandas as pd
 
     arch = t4.archived_sweep_cell("credit", "smartnoise", 0.5)
-    seen = {}
-
-    def fake_run_cell(cell):
-        seen["cell"] = cell
-        return arch.assign(auroc=arch["auroc"] + 0.01)
-
-    monkeypatch.setattr("pategan_audit.utility.run.run_cell", fake_run_cell)
+    seen = _draw_from(arch, 0.01, monkeypatch)
     out = tmp_path / "p.csv"
     got = t4.sweep_draw_again(dataset="credit", implementation="smartnoise", epsilon=0.5, out=str(out))
     cell = seen["cell"]
@@ -79,13 +86,7 @@ def test_sweep_draw_again_at_the_papers_cap_adds_figure_8s_mean(t4, tmp_path, mo
     from pategan_audit import reference as R
 
     arch = t4.archived_sweep_cell("epileptic_seizure", "original", 10.0)
-    seen = {}
-
-    def fake_run_cell(cell):
-        seen["cell"] = cell
-        return arch.assign(auroc=arch["auroc"] + 0.05)
-
-    monkeypatch.setattr("pategan_audit.utility.run.run_cell", fake_run_cell)
+    seen = _draw_from(arch, 0.05, monkeypatch)
     got = t4.sweep_draw_again(dataset="epileptic_seizure", implementation="original", epsilon=10.0, n_models=1,
                               n_tables=2, max_iter=10_000, out=str(tmp_path / "p.csv"))
     assert seen["cell"].max_iter == 10_000 and (got["archive_max_iter"] == 2_000).all()

@@ -678,7 +678,9 @@ def test_a_longer_sweep_run_names_the_cap_when_it_moves_the_point(tmp_path):
     mean, auprc = got[("figure8", "original", "auroc eps=10")], got[("figure9", "original", "auprc eps=10")]
     assert mean.explained and mean.cause.startswith("the archive's 2,000-iteration cap")
     assert "per-table mean AUROC 0.7700 (the archive's 4 tables' 0.6300" in mean.measured
-    assert not auprc.explained and "neither another draw nor the paper's 10,000 iterations" in auprc.cause
+    assert not auprc.explained
+    assert auprc.cause == ("not settled: at a 10,000-iteration cap the point moves from 0.5800 to 0.6000 (best of 2 "
+                           "new tables), short of the paper's 0.7100; more tables at that cap not run")
     assert mean.experiment == ("benchmarks/table4_differences.py::sweep_draw_again(dataset='epileptic_seizure', "
                                "implementation='original', epsilon=10, n_models=1, n_tables=2, max_iter=10000)")
 

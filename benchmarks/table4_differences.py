@@ -150,6 +150,19 @@ two cores were busy with an archive job, load average 3.3-4.2; this job ran at `
     / 0.5854). Verdict: the cap explains the per-table AUROC; AUPRC does not move. Writes each
     classifier's best to ``results/experiments/per_classifier_original_10k.csv``.
 
+``per_classifier_epileptic_seizure_original_eps<ε>_10k`` (Figures 1, 8 and 9: original's Epileptic
+    points off ε = 1, where the sweep archive stops at 2,000 iterations and the paper runs 10,000).
+    ``sweep_draw_again(max_iter=10000)``: the sweep's cell at that ε, 1 x 2 new tables at master
+    seed 1 (as ``original_epileptic_long`` at ε = 1), with Figure 8's per-table mean beside the
+    authors' records. Measured 2026-11-26 beside one archive job (load 2.1 -> 3.2), 896 / 812 / 794 s
+    wall at ε = 10 / 5 / 50: per-table mean AUROC 0.7815 / 0.7185 / 0.7688 against the records'
+    0.7629 / 0.7524 / 0.7406 and the archive's 0.6342 / 0.6583 / 0.6330; best of 2 AUROC 0.7867 /
+    0.7285 / 0.7759 (paper's best of 9: 0.8011 / 0.7868 / 0.7769; archive's best of 4: 0.6762 /
+    0.6990 / 0.6515) and AUPRC 0.6851 / 0.5929 / 0.6713 (paper 0.7060 / 0.6796 / 0.6895). Verdict:
+    the 2,000 cap explains Figure 8 at ε = 10 and 50 and Figure 1 at ε = 50 (the longer run crosses
+    the paper's value); at ε = 5 the mean rises by 0.06 but stays 0.034 below the records; AUPRC
+    rises by about 0.1 at ε = 10 and 50 yet stays below the paper's best of 9.
+
 ``per_classifier_best_of_n`` (synthcity and updated, Epileptic: Tables 5 and 10 per classifier,
     and Table 4). 3 x 3 new tables of the archive's protocol at master seed 1 (SAMME.R panel).
     Measured (2026-11-25, load 4.5 -> 5.4, 6,293 s wall at nice 5 beside three other jobs):

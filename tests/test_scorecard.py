@@ -677,7 +677,7 @@ def test_a_longer_sweep_run_names_the_cap_when_it_moves_the_point(tmp_path):
     got = {d.key: d for d in scorecard.per_classifier_diagnoses(path)}
     mean, auprc = got[("figure8", "original", "auroc eps=10")], got[("figure9", "original", "auprc eps=10")]
     assert mean.explained and mean.cause.startswith("the archive's 2,000-iteration cap")
-    assert "per-table mean AUROC 0.7700 (the archive's 4 tables' 0.6300" in mean.measured
+    assert "per-table mean AUROC 0.7700 after 10,000 iterations (the archive's 4 tables' 0.6300" in mean.measured
     assert not auprc.explained
     assert auprc.cause == ("not settled: at a 10,000-iteration cap the point moves from 0.5800 to 0.6000 (best of 2 "
                            "new tables), short of the paper's 0.7100; more tables at that cap not run")

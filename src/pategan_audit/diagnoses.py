@@ -473,12 +473,12 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
     for key, tries in found.items():
         def numbers(r) -> str:
             if getattr(r, "statistic", None) == "mean":  # Figure 8's point: per-table means, not bests
-                return (f"{r.tried}: per-table mean AUROC {float(r.best_of_all):.4f} (the archive's "
-                        f"{_n_archive(r)} tables' {float(r.archive):.4f}, {int(r.iterations)} iterations)")
+                return (f"{r.tried}: per-table mean AUROC {float(r.best_of_all):.4f} after {int(r.iterations):,} "
+                        f"iterations (the archive's {_n_archive(r)} tables' {float(r.archive):.4f})")
             mean = getattr(r, "mean_table_auroc", None)  # written by sweep_draw_again
             per_table = "" if mean is None or pd.isna(mean) else f"; the new tables' mean AUROC {float(mean):.4f}"
-            return (f"{r.tried}: best {float(r.best_of_all):.4f} (archive's best of {_n_archive(r)} "
-                    f"{float(r.archive):.4f}, {int(r.iterations)} iterations{per_table})")
+            return (f"{r.tried}: best {float(r.best_of_all):.4f} after {int(r.iterations):,} iterations (archive's "
+                    f"best of {_n_archive(r)} {float(r.archive):.4f}{per_table})")
 
         def longer(r) -> bool:  # trained past the archive's cap (sweep_draw_again's max_iter)
             cap, archived_cap = getattr(r, "max_iter", None), getattr(r, "archive_max_iter", None)

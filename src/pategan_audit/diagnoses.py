@@ -503,14 +503,17 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
                 return "above" if paper > max(float(r.archive), float(r.best_of_all)) + _REACH_SLACK else "below"
             tried = "; ".join(f"{numbers(r)}, the paper's {paper:.4f} {where(r)} it" for r, _ in tries)
             longest = max((r for r, _ in tries if longer(r)), key=lambda r: int(r.max_iter), default=None)
-            cause = (f"not settled: at a {int(longest.max_iter):,}-iteration cap the point moves from "
-                     f"{float(longest.archive):.4f} to {float(longest.best_of_all):.4f} ("
-                     f"{'mean' if getattr(longest, 'statistic', None) == 'mean' else 'best'} of {int(longest.n_all)} "
-                     f"new tables), {'short of' if where(longest) == 'above' else 'past'} the paper's {paper:.4f}; "
-                     "more tables at that cap not run" if key[0].startswith("figure") and longest is not None else
-                     "not settled: another draw of the same protocol, at the paper's number of tables, does not "
-                     "reach the paper's point" if key[0].startswith("figure") else
-                     "not settled: neither more tables nor longer training closes the gap")
+            if not key[0].startswith("figure"):
+                cause = "not settled: neither more tables nor longer training closes the gap"
+            elif longest is None:
+                cause = ("not settled: another draw of the same protocol, at the paper's number of tables, does not "
+                         "reach the paper's point")
+            else:  # a figure's point trained past the archive's cap: say how far it moved
+                statistic = "mean" if getattr(longest, "statistic", None) == "mean" else "best"
+                cause = (f"not settled: at a {int(longest.max_iter):,}-iteration cap the point moves from "
+                         f"{float(longest.archive):.4f} to {float(longest.best_of_all):.4f} ({statistic} of "
+                         f"{int(longest.n_all)} new tables), {'short of' if where(longest) == 'above' else 'past'} "
+                         f"the paper's {paper:.4f}; more tables at that cap not run")
             out.append(Diagnosis(key=key, cause=cause,
                                  status=f"unexplained: tried {tried}", experiment=tries[0][1], measured=measured))
     return tuple(out)

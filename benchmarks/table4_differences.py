@@ -613,19 +613,21 @@ def credit_setting_a_splits(*, split_seeds: tuple[int, ...] = (13, 1, 2, 3, 4, 5
 
 def best_of_n_at_cap(implementation: str, *, dataset: str = "epileptic_seizure", n_models: int = 3,
                      n_tables: int = 3, max_iter: int = 10_000, seed: int = 1,
-                     per_classifier: bool = False, overrides: dict | None = None) -> pd.DataFrame:
+                     per_classifier: bool = False, overrides: dict | None = None,
+                     num_teachers: int | None = None) -> pd.DataFrame:
     """``implementation`` through the archive's pipeline at the paper's cap (10,000 iterations, or
     the budget's stop before it): iterations run, per-table mean AUROC (the records' Fig. 8
     statistic) and AUPRC, and the best-of-n for n = 1 .. M*S (tables in model-major order, so
     n = 4 is comparable with the archive's 2 x 2 only in size); with ``per_classifier`` also each
-    classifier's best-of-n (Tables 5 and 10)."""
+    classifier's best-of-n (Tables 5 and 10). ``overrides`` (Table 12's ``{"hyperparameters": "paper"}``)
+    and ``num_teachers`` (Table 11's k) as the variants archive's cells."""
     from pategan_audit.utility import aggregate
     from pategan_audit.utility.cells import UtilityCell
     from pategan_audit.utility.run import run_cell
 
     _torch_one_thread()
     cell = UtilityCell(dataset, implementation, 1.0, n_models=n_models, n_tables=n_tables, max_iter=max_iter,
-                       seed=seed, overrides=overrides, **KNOBS)
+                       seed=seed, overrides=overrides, num_teachers=num_teachers, **KNOBS)
     res = run_cell(cell)  # through the result cache: a run that fails after its fits resumes from them
     order = res[["model", "table"]].drop_duplicates().reset_index(drop=True)
     out = []
@@ -646,10 +648,13 @@ def best_of_n_at_cap(implementation: str, *, dataset: str = "epileptic_seizure",
 
 
 def borealis_best_of_n(*, dataset: str = "epileptic_seizure", n_models: int = 3, n_tables: int = 3,
-                       max_iter: int = 10_000, seed: int = 1) -> pd.DataFrame:
-    """borealis at the paper's cap (the budget stops it first): :func:`best_of_n_at_cap`."""
+                       max_iter: int = 10_000, seed: int = 1, num_teachers: int | None = None,
+                       overrides: dict | None = None) -> pd.DataFrame:
+    """borealis at the paper's cap (the budget stops it first): :func:`best_of_n_at_cap`; with
+    ``num_teachers`` a Table 11 column (k = 2 for N/5000 on Epileptic), with ``overrides``
+    ``{"hyperparameters": "paper"}`` Table 12's P cell."""
     return best_of_n_at_cap("borealis", dataset=dataset, n_models=n_models, n_tables=n_tables, max_iter=max_iter,
-                            seed=seed)
+                            seed=seed, num_teachers=num_teachers, overrides=overrides)
 
 
 def original_epileptic_long(*, n_models: int = 1, n_tables: int = 2, max_iter: int = 10_000, seed: int = 1,
@@ -1029,6 +1034,12 @@ EXPERIMENTS = {
         {"presets": ("smartnoise",), "n_models": 1, "n_tables": 2, "out": None}),
     "borealis_best_of_n": (borealis_best_of_n, {"n_models": 3, "n_tables": 3},
                            {"n_models": 1, "n_tables": 2, "max_iter": 500}),
+    "borealis_paper_hyperparameters": (borealis_best_of_n,
+                                       {"n_models": 2, "n_tables": 2, "overrides": {"hyperparameters": "paper"}},
+                                       {"n_models": 1, "n_tables": 1, "max_iter": 200,
+                                        "overrides": {"hyperparameters": "paper"}}),
+    "borealis_two_teachers": (borealis_best_of_n, {"n_models": 3, "n_tables": 3, "num_teachers": 2},
+                              {"n_models": 1, "n_tables": 1, "max_iter": 200, "num_teachers": 2}),
 }
 
 # per_classifier_<dataset>_<preset>: that preset's cell drawn again at the archive's M x S (Credit: Tables 8
@@ -1043,7 +1054,7 @@ EXPERIMENTS.update({
 
 
 # per_classifier_<dataset>_<preset>_eps<ε>: that preset's ε-sweep point drawn again (3 x 3 tables, the paper's n)
-SWEEP_DRAW_AGAIN = {("credit", "smartnoise"): (0.5, 5.0, 10.0)}
+SWEEP_DRAW_AGAIN = {("credit", "smartnoise"): (0.5, 5.0, 10.0), ("credit", "borealis"): (0.01, 0.1)}
 EXPERIMENTS.update({
     f"per_classifier_{d}_{p}_eps{e:g}": (
         sweep_draw_again,

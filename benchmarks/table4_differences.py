@@ -1054,7 +1054,7 @@ EXPERIMENTS.update({
 
 
 # per_classifier_<dataset>_<preset>_eps<ε>: that preset's ε-sweep point drawn again (3 x 3 tables, the paper's n)
-SWEEP_DRAW_AGAIN = {("credit", "smartnoise"): (0.5, 5.0, 10.0), ("credit", "borealis"): (0.01, 0.1)}
+SWEEP_DRAW_AGAIN = {("credit", "smartnoise"): (0.5, 5.0, 10.0, 50.0), ("credit", "borealis"): (0.01, 0.1)}
 EXPERIMENTS.update({
     f"per_classifier_{d}_{p}_eps{e:g}": (
         sweep_draw_again,

@@ -129,3 +129,20 @@ def test_sweep_mean_vs_records_is_the_committed_file_and_its_worked_numbers(t4):
             assert r.ours == r.ours_mean and r.table == "figure8"
     keys = set(zip(*(paper_numbers()[c] for c in ("table", "row", "column"))))
     assert {(r.table, r.implementation, f"{r.metric} eps={r.epsilon:g}") for r in got.itertuples()} <= keys
+
+
+def test_borealis_best_of_n_runs_table_11s_k_and_table_12s_hyperparameters(t4, monkeypatch):
+    """Table 11's teacher count and Table 12's [49] hyperparameters reach the cell the experiment
+    trains (the variants archive's cells), at the paper's cap; the best-of-n curve is the records'."""
+    arch = t4.archived_sweep_cell("credit", "smartnoise", 0.5)  # 4 tables standing in for a draw
+    seen = _draw_from(arch, 0.0, monkeypatch)
+    got = t4.borealis_best_of_n(n_models=2, n_tables=2, num_teachers=2)
+    cell = seen["cell"]
+    assert (cell.implementation, cell.dataset, cell.num_teachers, cell.variant) == ("borealis", "epileptic_seizure", 2, "default")
+    assert (cell.n_models, cell.n_tables, cell.max_iter, cell.seed) == (2, 2, 10_000, 1)
+    curve = got[got["classifier"] == "mean of 12"].set_index("n")["auroc"]
+    assert list(curve.index) == [1, 2, 3, 4] and curve.is_monotonic_increasing
+    from pategan_audit.utility.aggregate import best_of_n
+    assert curve[4] == pytest.approx(float(best_of_n(arch)["auroc"].iloc[0]))
+    t4.borealis_best_of_n(n_models=1, n_tables=1, overrides={"hyperparameters": "paper"})
+    assert seen["cell"].variant == "hyperparameters=paper" and seen["cell"].num_teachers is None

@@ -136,7 +136,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         cause="not settled: with [49]'s hyperparameters borealis's tables are single-class at the archive's "
               "2,000-iteration cap (4 of 4) and at chance at the paper's cap (the budget stops it at 3,252 "
               "iterations: one model's two tables single-class, the other's per-table AUROC 0.485 and 0.509); the "
-              "paper's 0.6069 is a best of 25 such tables, which only a long tail could give",
+              "paper's 0.6069 is a best of 25 tables; whether 25 tables at chance reach it is not tested",
         status="unexplained: tried the paper's cap (budget stop at 3,252 iterations), 2 models x 2 tables at "
                "master seed 1: best-of-n 0.5000 / 0.5000 / 0.5223 / 0.5488 (n = 1-4), per-table mean AUROC 0.4987, "
                "2 of 4 tables single-class, against the archive's 0.5000 at 2,000 (4 of 4 single-class) and the "

@@ -14,7 +14,8 @@
 #   the device lacks: carry .venv/lib/python3.11/site-packages/xgboost and xgboost_cpu.libs and pass
 #   PYDEPS=.venv/lib/python3.11/site-packages).
 # Usage (on the device machine, repository root): OUT=/some/dir bash benchmarks/device_lease.sh
-# Session 13 (H200): 7 target candidates in 297 s beside the benchmark.
+# Session 13 (H200): 7 target candidates in 297 s beside the benchmark. Session 20 (H200, BENCH=0):
+# 14 Credit cells of utility_sweep_large in 290 s.
 set -u
 : "${OUT:?set OUT to the folder that comes back}"
 ARCHIVE=${ARCHIVE:-audit_targets_large}
@@ -57,6 +58,11 @@ fi
 wait
 [ -f "$OUT/archive_cpu.log" ] && tail -c 1500 "$OUT/archive_cpu.log"
 tail -c 1500 "$OUT/archive.log"
+# unfinished cells' snapshots nest too deep to come back as files: one tarball instead
+# (tar -xzf snapshots.tar.gz -C results/archive/$ARCHIVE to resume them here)
+if [ -d "$OUT/archive/$ARCHIVE/snapshots" ]; then
+  tar -czf "$OUT/snapshots.tar.gz" -C "$OUT/archive/$ARCHIVE" snapshots && rm -rf "$OUT/archive/$ARCHIVE/snapshots"
+fi
 $PY - "$OUT/archive/$ARCHIVE/meta.json" <<'EOF'
 import json, sys
 m = json.load(open(sys.argv[1]))

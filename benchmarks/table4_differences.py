@@ -1038,6 +1038,11 @@ EXPERIMENTS = {
                                        {"n_models": 2, "n_tables": 2, "overrides": {"hyperparameters": "paper"}},
                                        {"n_models": 1, "n_tables": 1, "max_iter": 200,
                                         "overrides": {"hyperparameters": "paper"}}),
+    "original_paper_hyperparameters": (
+        best_of_n_at_cap,
+        {"implementation": "original", "n_models": 1, "n_tables": 2, "overrides": {"hyperparameters": "paper"}},
+        {"implementation": "original", "n_models": 1, "n_tables": 1, "max_iter": 200,
+         "overrides": {"hyperparameters": "paper"}}),
     "borealis_two_teachers": (borealis_best_of_n, {"n_models": 3, "n_tables": 3, "num_teachers": 2},
                               {"n_models": 1, "n_tables": 1, "max_iter": 200, "num_teachers": 2}),
 }

@@ -89,7 +89,10 @@ display(Markdown(
 # cause* + *outside unexplained*; *tracked* = *compared* + *not yet run*. Every number outside its
 # tolerance carries a `status` in the tables below: *explained* (a cause an experiment supports),
 # *unexplained: tried …* (what was tried and what it showed), or *unexplained: not diagnosed*
-# (no experiment has looked at it yet; counted in *of which not diagnosed*).
+# (no experiment has looked at it yet; counted in *of which not diagnosed*). The experiments were
+# run against the archived rows (the section after next), so at a reduced profile (`smoke`, `book`)
+# a differing row reads *not diagnosed at the … profile*: a cause found at the paper's protocol
+# is not a cause of a number from fewer iterations, rows or tables.
 
 # %% tags=["hide-input"]
 scorecard.verdict_counts(card)

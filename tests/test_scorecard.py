@@ -720,3 +720,18 @@ def test_the_sweep_records_comparison_places_a_gap_but_explains_none(tmp_path):
     bare.to_csv(path, index=False)
     (d,) = scorecard.sweep_records_diagnoses(path)
     assert "without a z" in d.cause and "cap stopped the run" in d.cause and "z = nan" in d.status
+
+
+def test_diagnoses_label_only_rows_at_the_scale_they_were_measured():
+    """A cause found on the archived row is not a reduced-profile row's: the same explained key at
+    ``smoke`` reads "not diagnosed at the smoke profile" and counts as not diagnosed."""
+    key = {"table": "table4", "row": "cervical_cancer", "column": "turing", "ours": 0.90, "runs": "test"}
+    at = {p: scorecard.build(pd.DataFrame([{**key, "profile": p}])).set_index(["table", "row", "column"])
+          .loc[("table4", "cervical_cancer", "turing")] for p in ("large", "smoke", "book")}
+    assert at["large"]["status"] == "explained" and at["large"]["explanation"]
+    for p in ("smoke", "book"):
+        assert at[p]["verdict"] == "differs"
+        assert at[p]["status"] == f"{scorecard.NOT_DIAGNOSED} at the {p} profile (diagnoses are of the archived rows)"
+        assert at[p]["explanation"] == ""
+    counts = rules.verdict_counts(scorecard.build(pd.DataFrame([{**key, "profile": "smoke"}])))
+    assert counts.loc["table4", "of which not diagnosed"] == 1 and counts.loc["table4", "outside with cause"] == 0

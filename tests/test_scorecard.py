@@ -731,7 +731,7 @@ def test_diagnoses_label_only_rows_at_the_scale_they_were_measured():
     assert at["large"]["status"] == "explained" and at["large"]["explanation"]
     for p in ("smoke", "book"):
         assert at[p]["verdict"] == "differs"
-        assert at[p]["status"] == f"{scorecard.NOT_DIAGNOSED} at the {p} profile (diagnoses are of the archived rows)"
+        assert at[p]["status"] == f"{scorecard.NOT_DIAGNOSED} at the {p} profile"
         assert at[p]["explanation"] == ""
     counts = rules.verdict_counts(scorecard.build(pd.DataFrame([{**key, "profile": "smoke"}])))
     assert counts.loc["table4", "of which not diagnosed"] == 1 and counts.loc["table4", "outside with cause"] == 0

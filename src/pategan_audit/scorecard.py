@@ -868,7 +868,7 @@ def _reduced_status(verdict_: str, profile: str) -> str:
     diagnosed*); the archived row of the same key carries the diagnosis."""
     if verdict_ != "differs":
         return ""
-    return f"{NOT_DIAGNOSED} at the {profile} profile (diagnoses are of the archived rows)"
+    return f"{NOT_DIAGNOSED} at the {profile} profile"
 
 
 def _explanation(table: str, row: str, column: str) -> str:

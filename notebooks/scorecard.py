@@ -92,7 +92,8 @@ display(Markdown(
 # (no experiment has looked at it yet; counted in *of which not diagnosed*). The experiments were
 # run against the archived rows (the section after next), so at a reduced profile (`smoke`, `book`)
 # a differing row reads *not diagnosed at the … profile*: a cause found at the paper's protocol
-# is not a cause of a number from fewer iterations, rows or tables.
+# is not a cause of a number from fewer iterations, rows or tables. Facts of the data or of a
+# formula (Table 7's bundled Credit split, Figure 4's floor) hold at every scale and label every row.
 
 # %% tags=["hide-input"]
 scorecard.verdict_counts(card)

@@ -735,3 +735,16 @@ def test_diagnoses_label_only_rows_at_the_scale_they_were_measured():
         assert at[p]["explanation"] == ""
     counts = rules.verdict_counts(scorecard.build(pd.DataFrame([{**key, "profile": "smoke"}])))
     assert counts.loc["table4", "of which not diagnosed"] == 1 and counts.loc["table4", "outside with cause"] == 0
+
+
+def test_scale_free_causes_label_reduced_profile_rows_too():
+    """The data facts (Table 7) and Figure 4's formula floor hold at every profile: a smoke-scale row
+    keeps them; an experiment's cause (Table 4 turing on Cervical) does not."""
+    assert {("table7", "credit", "N"), ("figure4", "borealis", "e1 after 1000 iterations")} <= scorecard.SCALE_FREE
+    assert ("table4", "cervical_cancer", "turing") not in scorecard.SCALE_FREE
+    card = scorecard.build(pd.DataFrame([
+        {"table": "table7", "row": "credit", "column": "N", "ours": 56962.0},
+        {"table": "figure4", "row": "borealis", "column": "e1 after 1000 iterations", "ours": 376571.0},
+    ]).assign(runs="test", profile="smoke")).dropna(subset=["ours"]).set_index(["table", "row", "column"])
+    assert (card["verdict"] == "differs").all()
+    assert (card["status"] == "explained").all() and (card["explanation"].str.len() > 0).all()

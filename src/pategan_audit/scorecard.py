@@ -34,7 +34,7 @@ from .archive import UTILITY_TABLE_ARCHIVES
 __all__ = ["RULES", "TOLERANCES", "VERDICTS", "EXPLANATIONS", "paper_numbers", "collect_ours", "collect_code", "collect_data", "variant_rows",
            "collect_archived", "derive", "build", "summary", "verdict_counts", "rules_table", "not_compared", "OURS_COLUMNS",
            "Rule", "Z90", "BASE_RATES", "metric_of", "at_chance", "tolerance", "verdict", "best_of_n_intervals",
-           "COUNT_COLUMNS", "Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPERIMENTS_DIR", "NOT_DIAGNOSED", "aliases",
+           "COUNT_COLUMNS", "Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPERIMENTS_DIR", "NOT_DIAGNOSED", "SCALE_FREE", "aliases",
            "diagnoses_table", "per_classifier_diagnoses", "status", "sweep_records_diagnoses"]
 
 # ------------------------------------------------------------------------------------------------
@@ -422,6 +422,7 @@ from .diagnoses import (  # noqa: E402
     EXPERIMENTS_DIR,
     EXPLANATIONS,
     NOT_DIAGNOSED,
+    SCALE_FREE,
     Diagnosis,
     aliases,
     diagnoses_table,
@@ -857,10 +858,10 @@ def _delta_statuses(card: pd.DataFrame) -> pd.DataFrame:
 REDUCED_PROFILES = ("smoke", "book")
 
 
-def _diagnosed_scale(profile) -> bool:
-    """Whether a row is at a scale the diagnoses speak for: archived profiles, the code's and data's
-    rows (``any``), rows without ours (not run)."""
-    return not (isinstance(profile, str) and profile in REDUCED_PROFILES)
+def _diagnosed_scale(profile, key: tuple[str, str, str]) -> bool:
+    """Whether a row is at a scale its diagnosis speaks for: archived profiles, the code's and data's
+    rows (``any``), rows without ours (not run), and any profile for a cause in :data:`SCALE_FREE`."""
+    return key in SCALE_FREE or not (isinstance(profile, str) and profile in REDUCED_PROFILES)
 
 
 def _reduced_status(verdict_: str, profile: str) -> str:
@@ -899,8 +900,9 @@ def build(ours: pd.DataFrame) -> pd.DataFrame:
     card["rule"] = [how for _, how in tol]
     card["verdict"] = [verdict(r, limit=t) for (_, r), (t, _) in zip(card.iterrows(), tol)]
     keys = list(zip(card["table"], card["row"], card["column"], card["verdict"], card["profile"]))
-    card["explanation"] = [_explanation(t, r, c) if _diagnosed_scale(p) else "" for t, r, c, _, p in keys]
-    card["status"] = [status(t, r, c, v) if _diagnosed_scale(p) else _reduced_status(v, p) for t, r, c, v, p in keys]
+    card["explanation"] = [_explanation(t, r, c) if _diagnosed_scale(p, (t, r, c)) else "" for t, r, c, _, p in keys]
+    card["status"] = [status(t, r, c, v) if _diagnosed_scale(p, (t, r, c)) else _reduced_status(v, p)
+                      for t, r, c, v, p in keys]
     card = _delta_statuses(card)
     return card[["table", "row", "column", "paper", "ours", "difference", "tolerance", "verdict", "status",
                  "explanation", "rule", "interval_lo", "interval_hi", "profile", "runs", "provenance"]]

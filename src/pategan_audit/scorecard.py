@@ -838,7 +838,7 @@ def _delta_statuses(card: pd.DataFrame) -> pd.DataFrame:
     by_key = card.set_index(["table", "row", "column"])
     statuses, explanations = list(card["status"]), list(card["explanation"])
     for i, (t, r, c, v) in enumerate(zip(card["table"], card["row"], card["column"], card["verdict"])):
-        if r != R.DELTA_ROW or v != "differs" or statuses[i] != NOT_DIAGNOSED:  # not a reduced row's longer form
+        if r != R.DELTA_ROW or v != "differs" or statuses[i] != NOT_DIAGNOSED:  # a reduced-profile row keeps its own
             continue
         parts = [k for k in delta_components(t, c) if k in by_key.index and by_key.loc[k, "verdict"] == "differs"]
         own = [str(by_key.loc[k, "status"]) for k in parts]

@@ -16,9 +16,10 @@
 # Usage (on the device machine, repository root): OUT=/some/dir bash benchmarks/device_lease.sh
 # Session 13 (H200): 7 target candidates in 297 s beside the benchmark. Session 20 (H200, BENCH=0):
 # 14 Credit cells of utility_sweep_large in 290 s. Session 21 (H200, BENCH=0, utility_variants_large
-# --only smartnoise,updated): 1 of 14 cells in 520 s; a cell runs on one worker, and Epileptic's Table 11
-# cells train to the 2,000 cap and then score twelve classifiers on four tables (over 40 min a cell on one
-# core here), longer than a lease; the snapshot tarball exceeded the 16 MiB that comes back.
+# --only smartnoise,updated): 1 of 14 cells in 520 s (Credit updated P, single-class); a cell runs on one
+# worker, and scoring twelve classifiers on an Epileptic cell's four two-class tables takes longer than a
+# lease (smartnoise at k = 2 here: 33 iterations, 2 s of fitting, 4 and 6 min for its first two tables on
+# one core beside CI); the snapshot tarball exceeded the 16 MiB that comes back.
 set -u
 : "${OUT:?set OUT to the folder that comes back}"
 ARCHIVE=${ARCHIVE:-audit_targets_large}

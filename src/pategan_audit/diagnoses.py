@@ -720,17 +720,19 @@ DIAGNOSED = _by_key(DIAGNOSES)
 
 # Differences we understand, shown beside the verdict (implementation notes §data.cleaning, §gaps,
 # §utility.table4-differences): the explained DIAGNOSES (and their aliases) plus two data facts.
-EXPLANATIONS: dict[tuple[str, str, str], str] = {
+_DATA_FACTS: dict[tuple[str, str, str], str] = {
     ("table7", "cervical_cancer", "d"): "the paper prints the raw file's 36 columns; the authors' cleaning keeps 28 features + label",
     ("table7", "credit", "N"): "only the authors' 20 % test split of Kaggle Credit is bundled (point PATEGAN_AUDIT_CREDIT_CSV to the full file)",
+}
+EXPLANATIONS: dict[tuple[str, str, str], str] = {
+    **_DATA_FACTS,
     **{k: f"{prefix}{d.cause} (experiment: {d.experiment})" for k, (d, prefix) in DIAGNOSED.items() if d.explained},
 }
 
-#: Causes true at every profile (the two data facts and the ``scale_free`` diagnoses): they label a
+#: Causes true at every profile (the data facts and the ``scale_free`` diagnoses): they label a
 #: reduced-profile row too; every other cause labels only the archived rows it was measured on.
-SCALE_FREE: frozenset[tuple[str, str, str]] = frozenset(
-    {("table7", "cervical_cancer", "d"), ("table7", "credit", "N")}
-    | {k for k, (d, _) in DIAGNOSED.items() if d.scale_free})
+SCALE_FREE: frozenset[tuple[str, str, str]] = frozenset(_DATA_FACTS) | {
+    k for k, (d, _) in DIAGNOSED.items() if d.scale_free}
 
 #: Status of a difference nobody diagnosed yet (:func:`status`).
 NOT_DIAGNOSED = "unexplained: not diagnosed"

@@ -899,10 +899,10 @@ def build(ours: pd.DataFrame) -> pd.DataFrame:
     card["tolerance"] = [t for t, _ in tol]
     card["rule"] = [how for _, how in tol]
     card["verdict"] = [verdict(r, limit=t) for (_, r), (t, _) in zip(card.iterrows(), tol)]
-    keys = list(zip(card["table"], card["row"], card["column"], card["verdict"], card["profile"]))
-    card["explanation"] = [_explanation(t, r, c) if _diagnosed_scale(p, (t, r, c)) else "" for t, r, c, _, p in keys]
-    card["status"] = [status(t, r, c, v) if _diagnosed_scale(p, (t, r, c)) else _reduced_status(v, p)
-                      for t, r, c, v, p in keys]
+    rows = [(t, r, c, v, p, _diagnosed_scale(p, (t, r, c)))
+            for t, r, c, v, p in zip(card["table"], card["row"], card["column"], card["verdict"], card["profile"])]
+    card["explanation"] = [_explanation(t, r, c) if at else "" for t, r, c, _, _, at in rows]
+    card["status"] = [status(t, r, c, v) if at else _reduced_status(v, p) for t, r, c, v, p, at in rows]
     card = _delta_statuses(card)
     return card[["table", "row", "column", "paper", "ours", "difference", "tolerance", "verdict", "status",
                  "explanation", "rule", "interval_lo", "interval_hi", "profile", "runs", "provenance"]]

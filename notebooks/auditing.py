@@ -41,7 +41,7 @@ implementations: list = ["original", "updated", "synthcity", "turing", "borealis
 attacks: list = ["querybased", "groundhog"]  # "querybased" (worst case, Fig. 5a) and/or "groundhog" (Cervical, Fig. 5b)
 groundhog_target: int = 397  # target row of the Cervical training split (paper: 397), or -1 for the row our mini-MIAs pick
 run_ablation: bool = True  # audit each violation switched off alone and all together (profile's attacks/presets)
-backend: str = "loky"  # joblib backend for the shadow models: "loky" (local processes) or "dask" (needs a Client)
+backend: str = "loky"  # joblib backend for the shadow models: "loky" (local processes) or "dask" (needs dask_scheduler)
 dask_scheduler: str = ""  # address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786; empty: local joblib workers
 
 # %% tags=["remove-input"]

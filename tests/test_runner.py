@@ -60,9 +60,9 @@ def test_flushed_denormals_key_other_entries(monkeypatch):
     assert runner.config_hash({"x": 1}, namespace="n", include_source=False) == named
 
 
-def test_a_flushed_session_names_cells_as_the_ieee_sessions(monkeypatch):
-    """The archive decides which cells are done by ``cell_id``; a flushed session must see the IEEE
-    sessions' cells as done (session 19 found one recomputing six finished cells under new ids)."""
+def test_a_flushed_run_names_cells_as_the_ieee_runs(monkeypatch):
+    """The archive decides which cells are done by ``cell_id``; a flushed run must see the IEEE
+    runs' cells as done, not recompute finished cells under new ids."""
     from pategan_audit.implementations.base import FLUSH_DENORMAL_ENV
     from pategan_audit.utility.cells import UtilityCell
     from pategan_audit.utility.run import cell_id
@@ -197,6 +197,14 @@ def test_dask_backend_gives_the_joblib_result():
         with distributed.Client(cluster):
             got = runner.parallel_map(square, items, n_jobs=2, backend="dask")
     assert got == expected
+
+
+def test_dask_without_a_cluster_says_how_to_give_one():
+    distributed = pytest.importorskip("distributed")
+    with pytest.raises(ValueError):
+        distributed.get_client()  # no client in this process
+    with pytest.raises(ValueError, match="needs a Dask cluster.*scheduler="):
+        runner.parallel_map(square, range(3), n_jobs=2, backend="dask")
 
 
 def test_dask_scheduler_address_connects_for_the_call():

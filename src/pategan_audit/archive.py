@@ -81,6 +81,12 @@ Re-create one (resumes from the result cache if interrupted)::
 
     python -m pategan_audit.archive utility_large --n-jobs 2
     python -m pategan_audit.archive audit_querybased_large --n-jobs 2
+
+A run never replaces a stored archive of another profile, and a ``smoke`` or ``book`` run never
+writes into the archive folder the book reads, unless told with ``--force``; check the pipeline
+elsewhere::
+
+    python -m pategan_audit.archive utility_large --profile smoke --directory out/arch
 """
 from __future__ import annotations
 
@@ -91,8 +97,10 @@ import json
 import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -103,7 +111,8 @@ import pandas as pd
 
 from .runner import REPO_ROOT, atomic_write_text, source_hash
 
-__all__ = ["ARCHIVES", "Archive", "archive_dir", "read_archive", "write_archive", "run_archive", "main"]
+__all__ = ["ARCHIVES", "Archive", "ArchiveRefused", "archive_dir", "check_run", "read_archive", "write_archive",
+           "run_archive", "main"]
 
 
 def archive_dir(override: str | os.PathLike | None = None) -> Path:
@@ -123,19 +132,20 @@ class Archive:
     meta: dict
 
     def caption(self) -> str:
-        """Provenance sentence for a caption: profile, what ran, when, how long, which code."""
+        """Provenance sentence for a caption: profile, what ran, when, how long, which code, and
+        whether the modules its computation depends on have changed since (:mod:`.provenance`)."""
+        from .provenance import compare_archive
+
         m = self.meta
         hours = m.get("core_seconds", 0.0) / 3600
         wall = m.get("wall_seconds", 0.0) / 60
         commit = (m.get("git_commit") or "unknown")[:10]
-        now = source_hash()
-        same = ("the same computing code as this build" if m.get("source_hash") == now else
-                f"the computing code has changed since (source hash now {now}): rerun the archive to refresh it")
+        code = compare_archive(self)
+        same = code.sentence() + ("; rerun the archive to refresh it" if code.status == "changed" else "")
         return (f"archived run `{self.name}` at profile `{m.get('profile')}` ({m.get('profile_description', '')}); "
                 f"{m.get('runs', '')}; computed {m.get('finished', '?')[:10]} {self._where()} in "
                 f"{wall:.0f} min wall-clock ({hours:.1f} core-hours), code at commit {commit} "
-                f"(source hash {m.get('source_hash')}, {same}); the book build reads this archive and does not "
-                f"recompute it")
+                f"({same}); the book build reads this archive and does not recompute it")
 
     def _where(self) -> str:
         """"on N cores", or, for a run resumed on several machines, each session's cores and device
@@ -157,12 +167,15 @@ def _git(*args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-def _code_state() -> dict[str, Any]:
-    """Commit and source hash of the code *as the run starts*, and whether ``src/`` had
-    uncommitted edits then."""
+def _code_state(name: str | None = None) -> dict[str, Any]:
+    """Commit and source hash of the code *as the run starts*, whether ``src/`` had uncommitted
+    edits then, and the hash of each computing module archive ``name`` depends on (every
+    archive's when None; :func:`pategan_audit.provenance.code_state`), which the caption compares."""
+    from .provenance import code_state
+
     dirty = _git("status", "--porcelain", "--", "src")
     return {"git_commit": _git("rev-parse", "HEAD"), "src_uncommitted_changes": bool(dirty) if dirty is not None else None,
-            "source_hash": source_hash()}
+            "source_hash": source_hash(), **code_state(name)}
 
 
 def _versions() -> dict[str, str]:
@@ -180,13 +193,49 @@ def _versions() -> dict[str, str]:
 
 
 def write_archive(name: str, records: pd.DataFrame, meta: dict, *, directory: str | os.PathLike | None = None) -> Path:
-    """Write ``records.csv`` and ``meta.json`` of archive ``name`` atomically; returns its folder."""
+    """Write ``records.csv`` and ``meta.json`` of archive ``name``; returns its folder.
+
+    Both files are written in full into a temporary sibling folder (``.<name>.writing-<pid>-*``)
+    first, then moved over the stored pair with :func:`os.replace` (records, then meta): a write
+    interrupted before that leaves the stored archive as it was, never a half-written file or a
+    new ``records.csv`` beside the old ``meta.json``. ``snapshots/`` in the folder is left alone."""
     if not isinstance(records, pd.DataFrame) or records.empty:
         raise ValueError(f"archive {name!r}: records must be a non-empty DataFrame")
-    folder = archive_dir(directory) / name
-    atomic_write_text(folder / "records.csv", records.to_csv(index=False))
-    atomic_write_text(folder / "meta.json", json.dumps({"name": name, **meta}, indent=2, default=str) + "\n")
+    root = archive_dir(directory)
+    texts = {"records.csv": records.to_csv(index=False),
+             "meta.json": json.dumps({"name": name, **meta}, indent=2, default=str) + "\n"}
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    _remove_stale_staging(root, name)
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}.writing-{os.getpid()}-", dir=root))
+    try:
+        for file, text in texts.items():
+            atomic_write_text(staging / file, text)  # flushed to disk before it replaces anything
+        for file in texts:
+            os.replace(staging / file, folder / file)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return folder
+
+
+def _remove_stale_staging(root: Path, name: str) -> None:
+    """Remove the staging folders of ``name`` that a killed write left (their process is gone)."""
+    for stale in root.glob(f".{name}.writing-*"):
+        pid = stale.name[len(f".{name}.writing-"):].split("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def read_archive(name: str, *, directory: str | os.PathLike | None = None) -> Archive | None:
@@ -196,6 +245,99 @@ def read_archive(name: str, *, directory: str | os.PathLike | None = None) -> Ar
         return None
     meta = json.loads((folder / "meta.json").read_text())
     return Archive(name=name, records=pd.read_csv(folder / "records.csv"), meta=meta)
+
+
+# --------------------------------------------------------------------------------------------
+# what a run may write where: checked before any computing
+
+
+class ArchiveRefused(ValueError):
+    """A run refused before any computing (unknown profile, unusable folder, or a stored archive
+    it would replace); the message says the way out."""
+
+
+#: profiles that check a pipeline rather than produce an archive: never written into the archive
+#: folder the book reads unless told (``--directory`` elsewhere, or ``--force``)
+REDUCED_PROFILES = ("smoke", "book")
+
+
+def archive_profiles(name: str) -> tuple[str, ...]:
+    """The profiles archive ``name`` can run at: those of its kind (``utility_*``: utility
+    profiles, ``audit_*``: audit profiles, ``traces_*``: trace profiles)."""
+    if name.startswith("utility_"):
+        from .utility.profiles import UTILITY_PROFILES as profiles
+    elif name.startswith("audit_"):
+        from .auditing.profiles import AUDIT_PROFILES as profiles
+    elif name.startswith("traces_"):
+        from .traces.profiles import TRACE_PROFILES as profiles
+    else:
+        raise ValueError(f"archive {name!r}: no profile kind (its name starts with none of utility_, audit_, traces_)")
+    return tuple(profiles)
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when inside it (messages name folders as typed)."""
+    try:
+        return str(path.resolve().relative_to(REPO_ROOT.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _check_folder(name: str, directory: str | os.PathLike | None) -> Path:
+    """The archive root a run of ``name`` writes to, if it is (or can be made) a writable folder;
+    otherwise :class:`ArchiveRefused` naming the option that chose it."""
+    root = archive_dir(directory)
+    option = (f"--directory {directory}" if directory is not None else
+              f"$PATEGAN_AUDIT_ARCHIVE ({root})" if os.environ.get("PATEGAN_AUDIT_ARCHIVE") else f"the archive folder {root}")
+    for path in (root, root / name):
+        if path.exists() and not path.is_dir():
+            raise ArchiveRefused(f"{option}: {path} is a file, not a folder; give --directory a folder (it is created "
+                                 "if missing)")
+    probe = root
+    while not probe.exists():  # the nearest existing folder must let us create the rest
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ArchiveRefused(f"{option}: {probe} is a file, not a folder; give --directory a folder")
+    target = root / name if (root / name).is_dir() else probe
+    if not os.access(target, os.W_OK | os.X_OK):
+        raise ArchiveRefused(f"{option}: {target} is not writable; give --directory a folder you can write to")
+    return root
+
+
+def _stored_profile(folder: Path) -> tuple[bool, str | None]:
+    """(whether ``folder`` holds an archive, the profile its ``meta.json`` names or None when unreadable)."""
+    if not (folder / "records.csv").exists() and not (folder / "meta.json").exists():
+        return False, None
+    try:
+        profile = json.loads((folder / "meta.json").read_text()).get("profile")
+    except (OSError, ValueError, AttributeError):
+        return True, None
+    return True, (str(profile) if profile is not None else None)
+
+
+def check_run(name: str, profile: str, *, directory: str | os.PathLike | None = None, force: bool = False) -> Path:
+    """Refuse (:class:`ArchiveRefused`) a run of archive ``name`` at ``profile`` before any
+    computing when the profile is not one of the archive's kind, the folder cannot be written, or
+    the run would replace what the folder holds: a stored archive of another profile (its
+    records and meta are not this run's), or (a ``smoke``/``book`` run) the archive folder the book
+    reads. ``force`` allows both replacements. Returns the archive root."""
+    root = _check_folder(name, directory)  # first: it needs no import
+    valid = archive_profiles(name)
+    if profile not in valid:
+        raise ArchiveRefused(f"unknown profile {profile!r} for archive {name}; choose one of {', '.join(valid)}")
+    if force:
+        return root
+    way_out = ("write this run elsewhere with --directory DIR (run_archive(..., directory=DIR)), or write there on "
+               "purpose with --force (force=True)")
+    held, stored = _stored_profile(root / name)
+    if held and stored != profile:
+        what = f"a run at profile {stored!r}" if stored else "an archive whose meta.json names no profile (unreadable)"
+        raise ArchiveRefused(f"archive {name} in {_shown(root / name)} holds {what}; this run is at profile {profile!r} "
+                             f"and would replace its records.csv and meta.json: {way_out}")
+    if profile in REDUCED_PROFILES and root.resolve() == archive_dir().resolve():
+        raise ArchiveRefused(f"a {profile} run of archive {name} would write into {_shown(root)}, the archive folder "
+                             f"the book reads; a {profile} run checks the pipeline: {way_out}")
+    return root
 
 
 # --------------------------------------------------------------------------------------------
@@ -890,7 +1032,7 @@ RESUMABLE = ("utility_large", "audit_querybased_large", "audit_querybased_contro
 
 def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = None, backend: str | None = None,
                 directory: str | os.PathLike | None = None, only: Sequence[str] | None = None,
-                redo: Sequence[str] | None = None) -> Archive:
+                redo: Sequence[str] | None = None, force: bool = False) -> Archive:
     """Compute archive ``name`` at ``profile`` (default: the archive's committed profile,
     :data:`ARCHIVE_PROFILES`, ``large`` for all but one; ``smoke`` to check the pipeline in
     seconds) through the result cache (so it resumes) and write it.
@@ -902,7 +1044,12 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
 
     ``redo``: presets whose rows are stale (their preset changed since they were computed): their
     records are dropped and computed again with the code as it is now, the others are kept;
-    ``sessions`` names the presets each session computed."""
+    ``sessions`` names the presets each session computed.
+
+    Before any computing the run is refused (:func:`check_run`) when it would replace a stored
+    archive of another profile, or write a ``smoke``/``book`` run into the archive folder the book
+    reads; ``directory`` elsewhere, or ``force=True``, is the way out. Each save replaces the
+    stored pair only once a setting or cell has finished (:func:`write_archive`)."""
     if name not in ARCHIVES:
         raise ValueError(f"unknown archive {name!r}; choose one of {', '.join(ARCHIVES)}")
     profile = profile or ARCHIVE_PROFILES.get(name, "large")
@@ -912,8 +1059,11 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
         if only and set(only) != set(redo):
             raise ValueError("give --redo or --only, not both: --redo PRESETS recomputes just those presets")
         only = list(redo)
+    if only and name not in RESUMABLE:
+        raise ValueError(f"--only needs a resumable archive ({', '.join(RESUMABLE)}); {name} runs whole")
+    check_run(name, profile, directory=directory, force=force)
     started = datetime.now(timezone.utc)
-    code = _code_state()
+    code = _code_state(name)
     t0 = time.perf_counter()
     command = f"python -m pategan_audit.archive {name} --profile {profile}" + (f" --n-jobs {n_jobs}" if n_jobs else "")
     previous = read_archive(name, directory=directory) if name in RESUMABLE else None
@@ -957,8 +1107,6 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
             records, meta = ARCHIVES[name](profile, n_jobs, backend, done=previous.records if previous is not None else None,
                                            save=save, **({"only": tuple(only)} if only else {}))
     else:
-        if only:
-            raise ValueError(f"--only needs a resumable archive ({', '.join(RESUMABLE)}); {name} runs whole")
         records, meta = ARCHIVES[name](profile, n_jobs, backend)
     meta = finish_meta(meta)
     write_archive(name, records, meta, directory=directory)
@@ -995,6 +1143,7 @@ def drop_presets(name: str, presets: Sequence[str], *, reason: str,
         raise ValueError(f"--drop needs a resumable archive ({', '.join(RESUMABLE)}); {name} runs whole")
     if not reason.strip():
         raise ValueError("say why the rows are dropped (reason=...); it is kept in meta.json")
+    _check_folder(name, directory)
     current = read_archive(name, directory=directory)
     if current is None:
         raise ValueError(f"archive {name!r} does not exist")
@@ -1033,13 +1182,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--drop", default="", help="comma-separated presets whose rows are stale: remove them now "
                         "(with --reason) without recomputing; the next run computes them")
     parser.add_argument("--reason", default="", help="why --drop removes the rows (kept in meta.json)")
+    parser.add_argument("--force", action="store_true", help="write even where the run would replace a stored "
+                        "archive of another profile, or put a smoke/book run into the archive folder the book reads")
     parser.add_argument("--dask-scheduler", default="", help="address of a Dask scheduler (tcp://host:8786)")
     args = parser.parse_args(argv)
-    if args.drop:
-        dropped = drop_presets(args.name, [n.strip() for n in args.drop.split(",") if n.strip()], reason=args.reason,
-                               directory=args.directory)
-        print(f"dropped {args.drop} from {args.name}: {len(dropped.records)} records left", file=sys.stderr)
-        return 0
+    try:
+        if args.drop:
+            dropped = drop_presets(args.name, [n.strip() for n in args.drop.split(",") if n.strip()],
+                                   reason=args.reason, directory=args.directory)
+            print(f"dropped {args.drop} from {args.name}: {len(dropped.records)} records left", file=sys.stderr)
+            return 0
+        # every refusal comes before the Dask client and any computing
+        check_run(args.name, args.profile or ARCHIVE_PROFILES.get(args.name, "large"), directory=args.directory,
+                  force=args.force)
+    except ArchiveRefused as exc:
+        parser.error(str(exc))
     backend = None
     if args.dask_scheduler:
         from distributed import Client
@@ -1049,7 +1206,7 @@ def main(argv: list[str] | None = None) -> int:
     only = [n.strip() for n in args.only.split(",") if n.strip()] or None
     redo = [n.strip() for n in args.redo.split(",") if n.strip()] or None
     archive = run_archive(args.name, profile=args.profile, n_jobs=args.n_jobs, backend=backend, directory=args.directory,
-                          only=only, redo=redo)
+                          only=only, redo=redo, force=args.force)
     print(f"wrote {archive_dir(args.directory) / args.name}: {len(archive.records)} records; {archive.caption()}", file=sys.stderr)
     return 0
 

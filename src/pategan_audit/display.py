@@ -39,6 +39,7 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from .implementations.base import ConstantColumnWarning
 from .plotting.theme import MIN_FONT_PT
 
 __all__ = ["LONG_TEXT_CHARS", "MIN_FONT_PT", "PANDAS_OPTIONS", "QUIET_WARNINGS", "frame_html", "setup_page", "parameters_table",
@@ -66,6 +67,9 @@ PANDAS_OPTIONS: dict[str, Any] = {
 QUIET_WARNINGS: tuple[tuple[type[Warning], str, str], ...] = (
     (UserWarning, r"Kaggle Credit: only the authors' 20% test split", ""),  # datasets.load("credit")
     (UserWarning, "IProgress not found", ""),  # tqdm.auto in a kernel without ipywidgets: the text bar is used
+    # the audit's worst-case tables and Cervical's all-zero columns are constant on purpose: the per-fit
+    # advice is for library users who fit their own tables, not for the pages
+    (ConstantColumnWarning, "", ""),
     (FutureWarning, "", r"pategan_audit(\.|$)"),  # pandas/numpy deprecations met by our own code
     (DeprecationWarning, "", r"pategan_audit(\.|$)"),
 )

@@ -19,7 +19,10 @@ which
   followed by a run at the defaults;
 * checks every value with the rule of its name (:data:`RULES`; the annotation's type for a
   name without a rule): seeds are integers (``1.5`` is an error, not cast to 1), the profile
-  is one the section knows, numbers lie in range, names in lists are known;
+  is one the section knows, numbers lie in range, names in lists are known (a list may also come
+  as the bracketed string ``-p implementations '["smartnoise"]'`` gives), ``results_dir`` is a
+  directory this user can write (or can create), ``groundhog_target`` is a row of the Cervical
+  training split (§6.2), and ``backend="dask"`` comes with a ``dask_scheduler``;
 * writes the normalised values back (``-p eps 1`` arrives as the int 1 and leaves as 1.0).
 
 :func:`check_parameters` is the same check on plain dicts, without a kernel.
@@ -28,7 +31,10 @@ from __future__ import annotations
 
 import ast
 import difflib
+import json
 import math
+import os
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, MutableMapping
 
 __all__ = [
@@ -80,11 +86,31 @@ def _choice(name: str, value: Any, choices: Iterable[str]) -> str:
     return value
 
 
+def _list_from_string(value: str) -> list | None:
+    """The list a bracketed string spells (``'["a", "b"]'`` as JSON, or ``'[a, b]'``), else None.
+
+    papermill's ``-p NAME VALUE`` passes VALUE as a string (an int, float or bool where it parses
+    as one), never as a list; a bracketed string is read here so that ``-p implementations
+    '["smartnoise"]'`` works as the YAML form ``-y 'implementations: [smartnoise]'`` does."""
+    text = value.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        inner = text[1:-1].strip()
+        parsed = [part.strip().strip("'\"") for part in inner.split(",")] if inner else []
+    return parsed if isinstance(parsed, list) else None
+
+
 def _names(name: str, value: Any, choices: Iterable[str], *, allow_empty: bool) -> list[str]:
     choices = tuple(choices)
-    example = f"-p {name} '[\"{choices[0]}\"]'"
+    example = f"-p {name} '[\"{choices[0]}\"]' or -y '{name}: [{choices[0]}]'"
+    if isinstance(value, str):
+        value = _list_from_string(value) if _list_from_string(value) is not None else value
     if isinstance(value, str) or not isinstance(value, (list, tuple)):
-        raise ParameterError(f"parameter {name} must be a list of names from {', '.join(choices)}, got {value!r} (e.g. {example})")
+        raise ParameterError(f"parameter {name} must be a list of names from {', '.join(choices)}, got {value!r}; "
+                             f"papermill's -p passes a string, so write the list in brackets (e.g. {example})")
     unknown = [v for v in value if v not in choices]
     if unknown:
         raise ParameterError(f"parameter {name}: unknown {unknown}; choose from {', '.join(choices)}")
@@ -98,6 +124,43 @@ def _names(name: str, value: Any, choices: Iterable[str], *, allow_empty: bool) 
 def _string(name: str, value: Any, *, allow_empty: bool = True) -> str:
     if not isinstance(value, str) or (not allow_empty and not value):
         raise _fail(name, "a non-empty string" if not allow_empty else "a string", value, "'...'")
+    return value
+
+
+def _directory(name: str, value: Any) -> str:
+    """A directory the notebook can write into: an existing writable directory, or a path whose
+    nearest existing parent is one (the notebook creates the rest). Checked, never created here."""
+    value = _string(name, value, allow_empty=False)
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise ParameterError(f"parameter {name}={value!r} is a file, not a directory; pass a directory "
+                             f"(e.g. -p {name} results)")
+    parent = path
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ParameterError(f"parameter {name}={value!r} cannot be created: {str(parent)!r} is a file, not a "
+                             f"directory; pass another path (e.g. -p {name} results)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ParameterError(f"parameter {name}={value!r}: {str(parent)!r} is not writable by this user; pass a "
+                             f"directory you can write to (e.g. -p {name} /tmp/results)")
+    return value
+
+
+def _cervical_train_rows() -> int:
+    from .datasets import load
+
+    return len(load("cervical_cancer").train)
+
+
+def _groundhog_target(name: str, value: Any) -> int:
+    """-1 (the mini-MIAs pick the row) or a row position of the Cervical training split."""
+    value = _integer(name, value, minimum=-1, example="397")
+    if value >= 0:
+        rows = _cervical_train_rows()
+        if value >= rows:
+            raise ParameterError(f"parameter {name} must be a row of the Cervical training split (0..{rows - 1}) "
+                                 f"or -1 (the mini-MIAs' pick), got {value} (e.g. -p {name} 397)")
     return value
 
 
@@ -142,11 +205,11 @@ RULES: dict[str, Rule] = {
     "eps": lambda n, v, s: _positive_number(n, v, example="1"),
     "seed": lambda n, v, s: _integer(n, v, minimum=0, example="0"),
     "n_jobs": lambda n, v, s: _integer(n, v, minimum=1, example="2"),
-    "results_dir": lambda n, v, s: _string(n, v, allow_empty=False),
+    "results_dir": lambda n, v, s: _directory(n, v),
     "datasets": lambda n, v, s: _names(n, v, _table4_datasets(), allow_empty=True),
     "implementations": lambda n, v, s: _names(n, v, _presets(), allow_empty=False),
     "attacks": lambda n, v, s: _names(n, v, ("querybased", "groundhog"), allow_empty=False),
-    "groundhog_target": lambda n, v, s: _integer(n, v, minimum=-1, example="397"),
+    "groundhog_target": lambda n, v, s: _groundhog_target(n, v),
     "run_ablation": lambda n, v, s: _bool(n, v),
     "backend": lambda n, v, s: _choice(n, v, ("loky", "dask")),
     "loss_definition": lambda n, v, s: _choice(n, v, ("paper", "notebook")),
@@ -206,7 +269,21 @@ def check_parameters(
     for name, kind in kinds.items():
         rule = RULES.get(name)
         out[name] = rule(name, values[name], section) if rule else _by_annotation(name, values[name], kind)
+    _check_together(out)
     return out
+
+
+def _check_together(params: Mapping[str, Any]) -> None:
+    """Rules between parameters: ``backend="dask"`` runs on a Dask cluster, so it needs the
+    scheduler's address (``dask_scheduler``) to connect to; joblib alone would fail later with
+    its own "create a Client" advice."""
+    if params.get("backend") == "dask" and not params.get("dask_scheduler"):
+        if "dask_scheduler" in params:
+            raise ParameterError("parameter backend='dask' needs parameter dask_scheduler, the address of a running "
+                                 "Dask scheduler (e.g. -p dask_scheduler tcp://10.0.0.5:8786, which also selects the "
+                                 "dask backend), or -p backend loky for local workers")
+        raise ParameterError("parameter backend='dask' needs a Dask scheduler, which this notebook cannot take; "
+                             "use -p backend loky")
 
 
 def injected_names(source: str) -> list[str]:

@@ -9,19 +9,28 @@ shadow models, a training trace) is computed through :func:`cached`. The key is 
 * results are written atomically (temporary file in the same directory, then
   :func:`os.replace`), so a crash never leaves a truncated entry behind.
 
-:func:`parallel_map` runs independent jobs with joblib (loky processes, one torch/BLAS
-thread per worker) and, with ``backend="dask"``, on a Dask cluster through joblib's Dask
-backend (``joblib.parallel_backend("dask")``): the same code path scales from a laptop to a
-cluster. :class:`RunOptions` carries how a computation runs (workers, backend, Dask scheduler,
+:func:`parallel_map` runs independent jobs with joblib (loky processes) or, with
+``backend="dask"``, as tasks submitted to the workers of a Dask cluster (never silently in the
+calling process: joblib's Dask backend runs everything locally when the cluster offers one
+thread). Every job, wherever it runs, computes under the same thread configuration (one
+torch and one BLAS thread, :func:`job_threads`; training under ``$PATEGAN_AUDIT_TRAIN_THREADS``,
+which keys other cache entries when it is not 1), so the worker count never changes a number.
+A loky worker exits when the process that started it dies (a killed notebook kernel leaves no
+worker behind). :func:`execution_info` says where a map runs, for the archives' meta.
+:class:`RunOptions` carries how a computation runs (workers, backend, Dask scheduler,
 cache folder, progress) as one frozen value from a notebook down to :func:`run_map`.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import pickle
 import tempfile
+import threading
+import time
+import warnings
 from dataclasses import asdict, dataclass, is_dataclass, replace
 from dataclasses import fields as dataclass_fields
 from functools import lru_cache
@@ -51,6 +60,10 @@ __all__ = [
     "run_imap",
     "resolve_jobs",
     "single_thread",
+    "job_threads",
+    "train_threads",
+    "TRAIN_THREADS_ENV",
+    "execution_info",
 ]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -71,7 +84,7 @@ def cache_dir(override: str | os.PathLike | None = None) -> Path:
 # Entries are paths relative to the package ("utility/page", "auditing/page", "traces/page": the
 # pages' tables and captions).
 _PRESENTATION = {"plotting", "report.py", "scorecard.py", "bookhook.py", "reference", "archive.py", "utility/page", "pages",
-                 "auditing/page", "traces/page"}
+                 "auditing/page", "traces/page", "diagnoses.py", "tolerances.py", "provenance.py", "display.py"}
 
 
 def _is_presentation(relative: Path) -> bool:
@@ -151,10 +164,12 @@ def _plain(obj: Any) -> Any:
 
 def config_hash(config: Any, *, namespace: str = "", include_source: bool = True) -> str:
     """Stable hash of a config (dict or dataclass) for cache keys. Training with denormals
-    flushed (``$PATEGAN_AUDIT_FLUSH_DENORMAL``) gives other numbers, so it keys other entries,
-    like the source. ``include_source=False`` names the configuration itself (a cell's or an
-    audit setting's id in records and archives): neither the source nor the arithmetic is part of
-    it, so a flushed session finds, resumes and extends an archive the IEEE sessions began."""
+    flushed (``$PATEGAN_AUDIT_FLUSH_DENORMAL``) or with more than one torch thread
+    (``$PATEGAN_AUDIT_TRAIN_THREADS``) gives other numbers, so each keys other entries, like the
+    source (the defaults add nothing: their keys are unchanged). ``include_source=False`` names
+    the configuration itself (a cell's or an audit setting's id in records and archives): neither
+    the source nor the arithmetic is part of it, so a flushed run finds, resumes and extends an
+    archive that IEEE runs began."""
     from .implementations.base import flush_denormal_requested
 
     payload = {"namespace": namespace, "config": _jsonable(config)}
@@ -162,6 +177,9 @@ def config_hash(config: Any, *, namespace: str = "", include_source: bool = True
         payload["source"] = source_hash()
         if flush_denormal_requested():  # absent by default: the IEEE entries keep their keys
             payload["flush_denormal"] = True
+        threads = train_threads()
+        if threads != 1:  # absent by default: the one-thread entries keep their keys
+            payload["train_threads"] = threads
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(blob).hexdigest()[:24]
 
@@ -250,8 +268,31 @@ def cached(
     return result
 
 
+#: Environment variable: torch threads while a generator trains
+#: (:func:`pategan_audit.implementations.base.training_threads`); default 1.
+TRAIN_THREADS_ENV = "PATEGAN_AUDIT_TRAIN_THREADS"
+
+
+def train_threads() -> int:
+    """The torch thread count of training that ``$PATEGAN_AUDIT_TRAIN_THREADS`` asks for (1 when
+    unset). More than one thread sums in another order, so a seed gives other samples: the count
+    keys other cache entries (:func:`config_hash`) and is recorded (:func:`execution_info`)."""
+    raw = os.environ.get(TRAIN_THREADS_ENV, "").strip()
+    if not raw:
+        return 1
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"${TRAIN_THREADS_ENV}={raw!r}: use a positive integer (torch threads while training; "
+                         "default 1), or unset it")
+    return value
+
+
 def single_thread() -> None:
-    """Limit torch and BLAS to one thread in this process (call in every parallel worker)."""
+    """Limit torch and BLAS to one thread in this whole process, for good (a parallel worker
+    calls it once; :func:`job_threads` is the scoped form the calling process uses)."""
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = "1"
     try:
@@ -266,6 +307,55 @@ def single_thread() -> None:
         threadpool_limits(1)
     except Exception:
         pass
+
+
+@contextlib.contextmanager
+def job_threads() -> Iterator[None]:
+    """One torch thread and one BLAS/OpenMP thread while the block runs, restored after: the
+    configuration of every job, so that a job run in the calling process (``n_jobs=1``, the
+    threading backend) computes what a pool worker computes (multi-threaded BLAS sums in another
+    order: a scikit-learn logistic regression's AUROC moved in the 6th digit)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        from threadpoolctl import threadpool_limits
+
+        limits = threadpool_limits(1)
+    except Exception:  # pragma: no cover - threadpoolctl ships with scikit-learn
+        limits = contextlib.nullcontext()
+    try:
+        with limits:
+            yield
+    finally:
+        torch.set_num_threads(before)
+
+
+#: The parent that this process's watchdog watches (None: no watchdog; a pool worker starts one
+#: with its first job).
+_WATCHED_PARENT: int | None = None
+_WATCH_SECONDS = 0.5
+
+
+def _exit_with_parent() -> None:
+    """In a loky worker: exit as soon as the process that started it is gone.
+
+    A worker busy in a long job does not notice that its parent (a notebook kernel, the archive
+    CLI) was killed; it ran on for minutes at ~1 GB. The watchdog is a daemon thread that polls
+    the parent id: when the parent dies the worker is re-parented, and it exits at once."""
+    global _WATCHED_PARENT
+    parent = os.getppid()
+    if _WATCHED_PARENT == parent:
+        return
+    _WATCHED_PARENT = parent
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_WATCH_SECONDS)
+        os._exit(1)  # the parent is gone: nobody will read this worker's results
+
+    threading.Thread(target=watch, name="pategan-audit-parent-watchdog", daemon=True).start()
 
 
 def _call_single_threaded(fn: Callable, item: Any) -> Any:
@@ -376,15 +466,100 @@ def parallel_map(
     ``n_jobs=1`` runs in-process (no pickling), which is what tests and debuggers want.
     ``backend``: ``None``/``"loky"`` for local processes, ``"dask"`` for a Dask cluster
     (a ``distributed.Client`` must exist in the calling process, or give ``scheduler``: the
-    address of a Dask scheduler, connected to for this call), ``"threading"``.
+    address of a Dask scheduler, connected to for this call; every job is a task on a
+    worker), ``"threading"``, ``"sequential"`` (in-process).
+    Every job runs with one torch and one BLAS thread, whichever path runs it.
     ``fn`` must be picklable (a module-level function) for process backends.
     """
     return [res for _, res in parallel_imap(fn, items, n_jobs=n_jobs, backend=backend, desc=desc,
                                             scheduler=scheduler, ordered=True)]
 
 
-def _indexed(fn: Callable, index: int, item: Any) -> tuple[int, Any]:
+def _indexed(fn: Callable, index: int, item: Any, caller: int | None = None) -> tuple[int, Any]:
+    """One job of a process pool (loky) or a Dask worker: ``(index, fn(item))`` with one torch/BLAS
+    thread. ``caller``: the pid of the process that started a loky pool; a worker watches it
+    (:func:`_exit_with_parent`), and a job joblib runs in the calling process itself gets the
+    scoped :func:`job_threads`, not the process-wide :func:`single_thread`."""
+    if caller is not None:
+        if os.getpid() == caller:
+            with job_threads():
+                return index, fn(item)
+        _exit_with_parent()
     return index, _call_single_threaded(fn, item)
+
+
+def _pair(fn: Callable, index: int, item: Any) -> tuple[int, Any]:
+    return index, fn(item)
+
+
+def _check_backend(backend: str | None, scheduler: str | None) -> None:
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; use one of {BACKENDS}")
+    if scheduler is not None and backend != "dask":
+        raise ValueError(f"scheduler={scheduler!r} needs backend='dask', got backend={backend!r}")
+
+
+def _in_process(backend: str | None, n_jobs: int) -> bool:
+    return backend == "sequential" or (n_jobs == 1 and backend in (None, "loky"))
+
+
+def _dask_client(scheduler: str | None) -> tuple[Any, bool]:
+    """``(client, owned)``: a client connected to ``scheduler`` for this call (owned: the caller
+    closes it), else the ``distributed.Client`` already made in this process."""
+    try:
+        import distributed
+    except ImportError as exc:  # pragma: no cover - the dask extra is optional
+        raise ImportError("backend='dask' needs the dask extra: pip install 'pategan-audit[dask]'") from exc
+    if scheduler is not None:
+        try:
+            return distributed.Client(scheduler, timeout=30), True
+        except OSError as exc:
+            raise OSError(f"cannot reach the Dask scheduler at {scheduler!r}: start one (`dask scheduler`) "
+                          "or fix the address (e.g. tcp://host:8786)") from exc
+    try:
+        return distributed.get_client(), False
+    except ValueError as exc:
+        raise ValueError("backend='dask' needs a Dask cluster: give scheduler='tcp://host:8786' (RunOptions(scheduler=...), "
+                         "the notebooks' dask_scheduler parameter) or create a distributed.Client in this process") from exc
+
+
+def _dask_threads(client: Any, *, wait_seconds: float = 30.0) -> dict[str, int]:
+    """``{worker address: threads}`` of the client's cluster; an error naming the fix when it has
+    no worker after ``wait_seconds``."""
+    try:
+        client.wait_for_workers(1, timeout=wait_seconds)
+    except TimeoutError as exc:
+        address = client.scheduler.address
+        raise RuntimeError(f"the Dask scheduler at {address} has no workers (waited {wait_seconds:.0f} s); "
+                           f"start some with `dask worker {address} --nthreads 1`") from exc
+    return {str(k): int(v) for k, v in client.nthreads().items()}
+
+
+def _dask_imap(fn: Callable, items: list, *, scheduler: str | None, ordered: bool, bar: Any) -> Iterator[tuple[int, Any]]:
+    """The Dask backend: one task per item, submitted to the cluster's workers (never run in this
+    process), results yielded as :func:`parallel_imap` says; abandoned tasks are cancelled."""
+    import distributed
+
+    client, owned = _dask_client(scheduler)
+    futures: list = []
+    try:
+        nthreads = _dask_threads(client)
+        if sum(nthreads.values()) == 1 and len(items) > 1:
+            warnings.warn(f"the Dask cluster at {client.scheduler.address} offers one thread ({len(nthreads)} worker): "
+                          f"the {len(items)} jobs run on that worker one at a time, not in this process; start more "
+                          f"workers (`dask worker {client.scheduler.address} --nthreads 1`) to run them in parallel",
+                          RuntimeWarning, stacklevel=4)
+        futures = [client.submit(_indexed, fn, i, x, pure=False) for i, x in enumerate(items)]
+        done = iter(futures) if ordered else distributed.as_completed(futures)
+        for future in done:
+            i, res = future.result()
+            bar.update(1)
+            yield i, res
+    finally:
+        if futures:
+            client.cancel(futures)
+        if owned:
+            client.close()
 
 
 def parallel_imap(
@@ -398,46 +573,67 @@ def parallel_imap(
     ordered: bool = False,
 ) -> Iterator[tuple[int, T]]:
     """``(i, fn(items[i]))`` for every item, yielded as each job finishes (``ordered``: in the
-    items' order; the Dask backend always yields in order), so that a caller can save each
-    result while the other workers go on. Workers, backends and the bar as :func:`parallel_map`;
-    with ``n_jobs=1`` the items run in-process, in order."""
+    items' order), so that a caller can save each result while the other workers go on.
+    Workers, backends and the bar as :func:`parallel_map`; with ``n_jobs=1`` (or
+    ``backend="sequential"``) the items run in-process, in order, under :func:`job_threads`.
+    ``backend="dask"`` submits one task per item to the cluster (``n_jobs`` is then the
+    cluster's business: all its threads are used), with a warning when it offers one thread."""
     from tqdm import tqdm  # plain text bars: no widget dependency in notebooks
 
+    _check_backend(backend, scheduler)
     items = list(items)
     n_jobs = resolve_jobs(n_jobs)
-    if n_jobs == 1 and backend in (None, "loky", "sequential"):
+    if backend != "dask" and _in_process(backend, n_jobs):
         for i, x in enumerate(tqdm(items, desc=desc, disable=not desc)):
-            yield i, fn(x)
+            with job_threads():  # the pool workers' configuration, restored between items
+                res = fn(x)
+            yield i, res
         return
-
-    import joblib
-
-    if scheduler is not None and backend != "dask":
-        raise ValueError(f"scheduler={scheduler!r} needs backend='dask', got backend={backend!r}")
-    client = None
-    if backend == "dask":
-        try:
-            import distributed
-        except ImportError as exc:  # pragma: no cover
-            raise ImportError("backend='dask' needs the dask extra: pip install 'pategan-audit[dask]'") from exc
-        if scheduler is not None:
-            client = distributed.Client(scheduler)  # the default client of this call
-        ctx = joblib.parallel_backend("dask")
-    elif backend in (None, "loky"):
-        ctx = joblib.parallel_backend("loky", inner_max_num_threads=1)
-    elif backend == "threading":
-        ctx = joblib.parallel_backend("threading")
-    else:
-        raise ValueError(f"unknown backend {backend!r}; use None, 'loky', 'threading' or 'dask'")
-    in_order = ordered or backend == "dask"
     bar = tqdm(total=len(items), desc=desc, disable=not desc)
     try:
-        with ctx:
-            par = joblib.Parallel(n_jobs=n_jobs, return_as="generator" if in_order else "generator_unordered")
-            for i, res in par(joblib.delayed(_indexed)(fn, i, x) for i, x in enumerate(items)):
+        if backend == "dask":
+            yield from _dask_imap(fn, items, scheduler=scheduler, ordered=ordered, bar=bar)
+            return
+        import joblib
+
+        if backend == "threading":  # one process: its thread settings are set once, for the whole map
+            ctx, scope = joblib.parallel_backend("threading"), job_threads()
+            jobs = (joblib.delayed(_pair)(fn, i, x) for i, x in enumerate(items))
+        else:
+            ctx, scope = joblib.parallel_backend("loky", inner_max_num_threads=1), contextlib.nullcontext()
+            jobs = (joblib.delayed(_indexed)(fn, i, x, os.getpid()) for i, x in enumerate(items))
+        with scope, ctx:
+            par = joblib.Parallel(n_jobs=n_jobs, return_as="generator" if ordered else "generator_unordered")
+            for i, res in par(jobs):
                 bar.update(1)
                 yield i, res
     finally:
         bar.close()
-        if client is not None:
-            client.close()
+
+
+def execution_info(backend: str | None = None, n_jobs: int | None = None, scheduler: str | None = None) -> dict[str, Any]:
+    """Where :func:`parallel_map` runs with these options, as plain values for an archive's
+    meta: ``backend`` ("in-process", "loky", "threading" or "dask"), ``n_jobs`` (resolved),
+    ``scheduler`` (the Dask scheduler's address, else None), ``workers`` and ``threads`` (jobs
+    at once), ``job_threads`` (torch/BLAS threads of each job) and ``train_threads``
+    (``$PATEGAN_AUDIT_TRAIN_THREADS``). For Dask it connects to the cluster and counts them."""
+    _check_backend(backend, scheduler)
+    jobs = resolve_jobs(n_jobs)
+    info: dict[str, Any] = {"backend": backend or "loky", "n_jobs": jobs, "scheduler": None, "workers": 1, "threads": 1,
+                            "job_threads": 1, "train_threads": train_threads()}
+    if backend == "dask":
+        client, owned = _dask_client(scheduler)
+        try:
+            nthreads = _dask_threads(client)
+            info.update(scheduler=str(client.scheduler.address), workers=len(nthreads), threads=sum(nthreads.values()))
+        finally:
+            if owned:
+                client.close()
+    elif _in_process(backend, jobs):
+        info["backend"] = "in-process"
+    else:
+        import joblib
+
+        effective = joblib.effective_n_jobs(jobs)  # -1: all CPUs
+        info.update(workers=1 if backend == "threading" else effective, threads=effective)
+    return info

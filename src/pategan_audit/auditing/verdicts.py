@@ -241,21 +241,22 @@ def corrected_table(records: pd.DataFrame, *, epsilon: float = 1.0) -> pd.DataFr
 
 def provenance_table(directory=None, *, names=None) -> pd.DataFrame:
     """One row per audit archive: what it holds, whether it is complete, when and how long it
-    ran, and which code computed it (commit, and whether the current source hash is the same):
+    ran, and which code computed it (commit; whether the modules its computation depends on are
+    known to be unchanged in this build; which changed, or "provenance unknown", :mod:`..provenance`):
     the caption of every paper-scale number, as a table."""
     from ..archive import read_archive
-    from ..runner import source_hash
+    from ..provenance import compare_archive
 
-    now = source_hash()
     rows = []
     for name in names or AUDIT_ARCHIVES:
         arch = read_archive(name, directory=directory)
         if arch is None:
             rows.append({"archive": name, "settings": "not computed"})
             continue
-        m = arch.meta
+        m, code = arch.meta, compare_archive(arch)
         rows.append({"archive": name, "settings": m.get("runs", ""), "complete": bool(m.get("complete", True)),
                      "computed": str(m.get("finished", "?"))[:10], "wall-clock min": round(m.get("wall_seconds", 0) / 60),
                      "core-hours": round(m.get("core_seconds", 0) / 3600, 2), "commit": (m.get("git_commit") or "?")[:10],
-                     "same code as this build": m.get("source_hash") == now})
+                     "same code as this build": code.status == "unchanged",
+                     "computing code": code.short()})
     return pd.DataFrame(rows).set_index("archive")

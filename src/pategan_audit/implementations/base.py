@@ -16,7 +16,8 @@ from typing import Any, Callable, ClassVar, Iterator
 import numpy as np
 import pandas as pd
 
-__all__ = ["BaseConfig", "TrainingTrace", "BaseGenerator", "validate_frame", "validate_privacy", "validate_seed",
+__all__ = ["BaseConfig", "TrainingTrace", "BaseGenerator", "ConstantColumnWarning", "validate_frame", "validate_privacy",
+           "validate_seed",
            "flush_denormal_requested", "FLUSH_DENORMAL_ENV",
            "training_threads"]
 
@@ -31,7 +32,9 @@ def training_threads() -> Iterator[None]:
     0.9 ms on two busy cores). Parallelism belongs across models (``runner.parallel_map``)."""
     import torch
 
-    wanted = int(os.environ.get("PATEGAN_AUDIT_TRAIN_THREADS", "1"))
+    from ..runner import train_threads  # the one checked parser of $PATEGAN_AUDIT_TRAIN_THREADS
+
+    wanted = train_threads()
     before = torch.get_num_threads()
     if wanted != before:
         torch.set_num_threads(wanted)
@@ -74,6 +77,11 @@ def flush_denormal_requested() -> bool:
     if raw in ("1", "true", "yes"):
         return True
     raise ValueError(f"${FLUSH_DENORMAL_ENV}={raw!r}: use 1 (flush denormal floats to zero while training) or 0 (default)")
+
+
+class ConstantColumnWarning(UserWarning):
+    """A preset decodes a constant column to values other than its constant (said at fit time;
+    the samples stay as the paper benchmarked them)."""
 
 
 @dataclass(frozen=True)
@@ -133,14 +141,17 @@ def validate_seed(seed) -> None:
 
 def validate_privacy(epsilon: float, delta: float | None, *, delta_may_be_none: bool = False) -> None:
     """Raise a ValueError that says what is wrong and how to fix it."""
-    if not isinstance(epsilon, (int, float, np.floating, np.integer)) or not np.isfinite(epsilon) and epsilon != np.inf:
-        raise ValueError(f"epsilon must be a positive number, got {epsilon!r}")
+    if (isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating, np.integer))
+            or not np.isfinite(epsilon) and epsilon != np.inf):
+        raise ValueError(f"epsilon must be a positive number, got {epsilon!r}; pass e.g. epsilon=1.0")
     if epsilon <= 0:
         raise ValueError(f"epsilon must be > 0 (got {epsilon}); pass e.g. epsilon=1.0")
     if delta is None:
         if delta_may_be_none:
             return
         raise ValueError("delta must be a number in (0, 1); pass e.g. delta=1e-5")
+    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating, np.integer)):
+        raise ValueError(f"delta must be a number in (0, 1), got {delta!r} (a {type(delta).__name__}); pass e.g. delta=1e-5")
     if not (0 < float(delta) < 1):
         raise ValueError(f"delta must lie in (0, 1) (got {delta}); pass e.g. delta=1e-5, ideally < 1/N")
 
@@ -203,19 +214,60 @@ class BaseGenerator:
     def _accept(self, df: pd.DataFrame, label: str | None) -> pd.DataFrame:
         """Validate a training table, remember its columns and dtypes, reset the trace; returns
         the table with a 0..N-1 index (what ``_fit`` trains on). Shared with ``fit_many``."""
-        validate_frame(df, label)
+        self._check_input(df, label)
+        self._warn_constant_columns(df, label)
         self.columns_ = list(df.columns)
         self.dtypes_ = df.dtypes.copy()
         self.trace = TrainingTrace()
         return df.reset_index(drop=True)
+
+    def _check_input(self, df: pd.DataFrame, label: str | None) -> None:
+        """Refuse a training table this preset cannot fit, before any computing: the checks of
+        :func:`validate_frame` plus the preset's own (subclasses extend it). ``fit_many`` runs
+        it on every replica's table before fitting the first."""
+        validate_frame(df, label)
+
+    def _constant_column_effect(self, constants: dict[str, float], label: str | None) -> str | None:
+        """What the preset's data transform makes of columns holding one value (``{column:
+        value}``), for the warning of :meth:`_warn_constant_columns`; None: they come back as
+        that value. Subclasses whose decode moves a constant away from itself override it."""
+        return None
+
+    def _warn_constant_columns(self, df: pd.DataFrame, label: str | None) -> None:
+        """Warn at fit time when a column is constant for the preset's scaling (one value in the
+        data, or equal public bounds under ``bounds="public"``) and the preset's decode does not
+        give that value back. The samples are left as the preset produces them (the paper
+        benchmarked the presets as they are, §4); the warning says what happens and why."""
+        cfg = self.config
+        public = getattr(cfg, "public_bounds", None) if getattr(cfg, "bounds", "data") == "public" else None
+        if public:
+            constants = {c: float(public[c][0]) for c in df.columns
+                         if c in public and float(public[c][0]) == float(public[c][1])}
+        else:
+            constants = {c: float(df[c].iloc[0]) for c in df.columns if df[c].nunique(dropna=False) == 1}
+        effect = self._constant_column_effect(constants, label) if constants else None
+        if effect:
+            import warnings
+
+            shown = dict(list(constants.items())[:5])
+            more = f" and {len(constants) - 5} more" if len(constants) > 5 else ""
+            warnings.warn(f"{self.name}: constant column(s) {shown}{more}: {effect}. The preset keeps this behaviour "
+                          "as the paper benchmarked it; to get such a column back exactly, drop it before fit() and "
+                          "add it to the samples afterwards", ConstantColumnWarning, stacklevel=4)
 
     def sample(self, n: int, seed: int | None = None) -> pd.DataFrame:
         """Draw ``n`` synthetic rows. ``seed=None`` derives a fresh, reproducible seed from
         the config seed and the number of previous calls."""
         if not self.fitted_:
             raise RuntimeError(f"{self.name}: call fit() before sample()")
-        if not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"n must be a non-negative integer, got {n!r}")
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"sample(n): n is the number of rows to draw, a positive integer, got {n!r} "
+                             f"({type(n).__name__}); pass e.g. sample(100)")
+        if seed is not None:
+            try:
+                validate_seed(seed)
+            except ValueError as err:
+                raise ValueError(f"sample(seed=...): {err}; pass e.g. sample({int(n)}, seed=0)") from None
         if seed is None:
             base = [] if self.config.seed is None else [self.config.seed]
             entropy = None if self.config.seed is None else [*base, 7919, self._sample_calls]

@@ -68,6 +68,15 @@ class Borealis(NeuralPateGenerator):
     Config: ClassVar[type] = BorealisConfig
     _separate_teacher_steps = True
 
+    def _constant_column_effect(self, constants: dict[str, float], label: str | None) -> str | None:
+        """The ``MinMaxScaler`` gives a zero range scale 1, so a constant c encodes as 0 and the
+        output, clipped to [0, 1] before the inverse, decodes to c + v (B5 aside)."""
+        if not self.config.inverse_transform:
+            return None  # B5: the raw generator output is released for every column
+        return ("borealis' MinMaxScaler gives a zero range the scale 1 (scikit-learn's rule), so a constant c is "
+                "encoded as 0 and the generator's output v, clipped to [0, 1], decodes to c + v: values in "
+                "[c, c + 1] (integer columns rounded to c or c + 1), not c")
+
     def _setup(self, df: pd.DataFrame, label: str | None) -> None:
         cfg = self.config
         self.label_ = label if label is not None else df.columns[-1]

@@ -116,6 +116,25 @@ def _as_seeds(seeds: Sequence[int]) -> list[int]:
     return [int(s) for s in out]
 
 
+def _refuse_repeated_seeds(seeds: list[int], frames: list[pd.DataFrame]) -> None:
+    """Replicas with the same seed on the same table are the same fit twice, not independent
+    replicas: refuse them (the same seed on different tables, as D and D' of a paired game, is
+    allowed)."""
+    first: dict[int, list[int]] = {}
+    repeated: list[int] = []
+    for i, s in enumerate(seeds):
+        for j in first.get(s, []):
+            if frames[j] is frames[i] or frames[j].equals(frames[i]):
+                repeated.append(s)
+                break
+        first.setdefault(s, []).append(i)
+    if repeated:
+        shown = sorted(set(repeated))
+        raise ValueError(f"seeds repeats {shown[:10]}{'...' if len(shown) > 10 else ''} on the same table: replicas "
+                         "with one seed and one table are the same fit twice, not independent replicas; pass distinct "
+                         "seeds, e.g. seeds=range(n)")
+
+
 def fit_many(
     name: str,
     data: pd.DataFrame | Sequence[pd.DataFrame],
@@ -134,7 +153,9 @@ def fit_many(
 
     data: one DataFrame shared by all replicas, or a list with one DataFrame per seed (tables may
         differ in rows, as the audit's D and D').
-    seeds: one integer per replica; replica i is ``create(name, epsilon, delta, seed=seeds[i], **overrides)``.
+    seeds: one integer per replica; replica i is ``create(name, epsilon, delta, seed=seeds[i], **overrides)``;
+        a seed repeated on the same table is an error (the same fit twice). Every table is checked
+        (``_check_input``) before any replica computes.
     max_replicas: replicas per batched chunk (None: :func:`default_max_replicas`).
     device: any torch device for the batched tensor work (None: ``$PATEGAN_AUDIT_DEVICE``, else
         "cpu"); random draws stay on the CPU generators of each replica, so results do not depend
@@ -147,8 +168,14 @@ def fit_many(
     frames = _as_frames(data, len(seeds))
     if max_replicas is not None and (isinstance(max_replicas, bool) or not isinstance(max_replicas, (int, np.integer)) or max_replicas < 1):
         raise ValueError(f"max_replicas must be a positive integer or None, got {max_replicas!r}")
+    _refuse_repeated_seeds(seeds, frames)
     device = resolve_device(device)
     models = [create(name, epsilon=epsilon, delta=delta, seed=s, **overrides) for s in seeds]
+    checked: set[int] = set()
+    for m, df in zip(models, frames):  # every table checked before the first replica computes anything
+        if id(df) not in checked:
+            m._check_input(df, label)
+            checked.add(id(df))
     family = _family(name) if batched else None
     use_batched = family is not None and bool(family.supports(models[0].config))
     chunk = int(max_replicas) if max_replicas is not None else default_max_replicas()

@@ -94,8 +94,33 @@ class Smartnoise(NeuralPateGenerator):
     def _epsilon_budget(self) -> float:
         left = float(self.config.epsilon) - self.transformer.spent_epsilon
         if left < MIN_TRAINING_EPSILON:
-            raise ValueError(f"only {left:.3g} of epsilon is left after the DP bounds; lower preprocessor_eps")
+            raise ValueError(self._budget_message(self.transformer.spent_epsilon))
         return left
+
+    def _budget_message(self, spent: float) -> str:
+        eps = float(self.config.epsilon)
+        if spent > 0:
+            return (f"epsilon={eps:g} leaves {eps - spent:.3g} for training after the DP bounds spend preprocessor_eps="
+                    f"{spent:g}, below the {MIN_TRAINING_EPSILON:g} smartnoise (snsynth) trains with: raise epsilon "
+                    f"or lower preprocessor_eps")
+        return (f"epsilon={eps:g} is below {MIN_TRAINING_EPSILON:g}, the least smartnoise (snsynth) trains with; "
+                f"pass epsilon >= {MIN_TRAINING_EPSILON:g}")
+
+    def _check_input(self, df: pd.DataFrame, label: str | None) -> None:
+        """The base checks, then those that would otherwise fail inside the fit: the training
+        budget left after the DP bounds (each non-label column's bound costs its share of
+        ``preprocessor_eps``), k = N // 1000, the teacher count against the rows, and the
+        default δ = N^{-3/2} (1 for a one-row table)."""
+        super()._check_input(df, label)
+        cfg = self.config
+        target = label if label is not None else df.columns[-1]
+        spent = float(cfg.preprocessor_eps) if cfg.bounds == "dp" and any(c != target for c in df.columns) else 0.0
+        if float(cfg.epsilon) - spent < MIN_TRAINING_EPSILON:
+            raise ValueError(self._budget_message(spent))
+        self._resolve_num_teachers(len(df))
+        if cfg.delta is None and len(df) < 2:
+            raise ValueError(f"delta=None makes smartnoise use delta = N^(-3/2), which is 1 for N = {len(df)} "
+                             "training row: pass delta (e.g. delta=1e-5) or train on at least 2 rows")
 
     def _setup(self, df: pd.DataFrame, label: str | None) -> None:
         cfg = self.config

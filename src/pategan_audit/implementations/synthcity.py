@@ -125,6 +125,18 @@ class Synthcity(PateGenerator):
         training streams are the first five), untouched by ``reseed_each_fit``."""
         return np.random.default_rng(training_streams(super()._seed(), 6)[5])
 
+    def _check_input(self, df: pd.DataFrame, label: str | None) -> None:
+        """The base checks, then what would otherwise fail only after the encoder's mixtures are
+        fitted: the teacher count against the rows, and O10's δ = N^{-3/2}, which is 1 (outside
+        the accountant's (0, 1)) for a one-row table whatever ``delta`` was passed."""
+        super()._check_input(df, label)
+        self._resolve_num_teachers(len(df))
+        if self.config.ignore_user_delta and len(df) < 2:
+            raise ValueError(
+                f"synthcity ignores the delta passed (delta={self.config.delta!r}; O10, as the paper benchmarked it) and "
+                f"sets delta = N^(-3/2) from the N training rows; N = {len(df)} makes it {self._delta(len(df)):g}, "
+                "outside (0, 1): train on at least 2 rows, or pass ignore_user_delta=False to use the delta given")
+
     def _delta(self, num_rows: int) -> float:
         if self.config.ignore_user_delta:  # O10: the constructor stores delta=None
             return 1.0 / (num_rows * np.sqrt(num_rows))

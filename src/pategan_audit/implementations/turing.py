@@ -96,6 +96,16 @@ class Turing(WganGenerator):
     name: ClassVar[str] = "turing"
     Config: ClassVar[type] = TuringConfig
 
+    def _constant_column_effect(self, constants: dict[str, float], label: str | None) -> str | None:
+        """O7: the encoder divides by the maximum, not the range, so a constant c != 0 decodes to
+        c + v (c + 1e-8) for the generator's output v (a one-hot label aside)."""
+        onehot_label = self.config.label_encoding != "harness" and label is not None
+        if not any(v != 0 and not (onehot_label and c == label) for c, v in constants.items()):
+            return None
+        return ("turing's encoder divides by the maximum, not the range (O7): a constant c is encoded as "
+                "(c - c) / (c + 1e-8) = 0 and the generator's output v in (0, 1) decodes to c + v (c + 1e-8): "
+                "values between c and 2c for a nonzero c (integer columns then rounded or truncated), not c")
+
     def _default_num_teachers(self) -> int:
         return 10
 

@@ -87,6 +87,15 @@ class Updated(PateGenerator):
     name: ClassVar[str] = "updated"
     Config: ClassVar[type] = UpdatedConfig
 
+    def _constant_column_effect(self, constants: dict[str, float], label: str | None) -> str | None:
+        """V11's ``MinMaxScaler`` gives a zero range scale 1 (scikit-learn's rule), so a constant c
+        encodes as 0 and the generator's sigmoid output v decodes to c + v (B3 aside)."""
+        if not self.config.inverse_transform:
+            return None  # B3: every column comes back in (0, 1), constant or not
+        return ("updated's MinMaxScaler gives a zero range the scale 1 (scikit-learn's rule), so a constant c is "
+                "encoded as 0 and the generator's output v in (0, 1) decodes to c + v: values in [c, c + 1] "
+                "(integer columns rounded to c or c + 1), not c")
+
     def _laplace_scale(self) -> float:
         lam = float(self.config.lam)
         return lam if self.config.laplace_scale_convention == "scale_lambda" else 1.0 / lam

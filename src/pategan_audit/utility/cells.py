@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 from ..classifiers import CLASSIFIERS, MAJORITY, ClassifierKnobs
+from ..datasets import DATASETS
+from ..implementations.registry import ALL_NAMES
 from ..seeds import derive_seed  # the one seed derivation (reduction "mod31"), re-exported
 
 __all__ = [
@@ -84,6 +86,19 @@ def _key_fields(cell) -> dict[str, Any]:
     return fields
 
 
+def _number(name: str, value: Any, hint: str) -> float:
+    """``value`` as a float, or a ValueError naming the parameter (a string such as ``'abc'`` is
+    refused here, not deep in a float conversion)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number ({hint}), got {value!r}")
+    return float(value)
+
+
+def _check_seed(seed: Any) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0 (the master seed; model m uses derive_seed(seed, m)), got {seed!r}")
+
+
 @dataclass(frozen=True)
 class UtilityCell:
     """One Setting-B experiment cell (implementation notes §utility.best-of-n, §utility.settings).
@@ -122,8 +137,13 @@ class UtilityCell:
     def __post_init__(self) -> None:
         object.__setattr__(self, "overrides", _freeze(self.overrides))
         object.__setattr__(self, "classifiers", tuple(self.classifiers))
-        object.__setattr__(self, "epsilon", float(self.epsilon))
-        object.__setattr__(self, "delta", float(self.delta))
+        if self.dataset not in DATASETS:
+            raise ValueError(f"dataset must be one of {DATASETS}, got {self.dataset!r}")
+        if self.implementation not in ALL_NAMES:
+            raise ValueError(f"implementation must be one of {ALL_NAMES}, got {self.implementation!r}")
+        object.__setattr__(self, "epsilon", _number("epsilon", self.epsilon, "e.g. 1.0"))
+        object.__setattr__(self, "delta", _number("delta", self.delta, "the paper uses 1e-5"))
+        _check_seed(self.seed)
         if not (self.epsilon > 0):
             raise ValueError(f"epsilon must be > 0, got {self.epsilon}")
         if not (0 < self.delta < 1):
@@ -175,6 +195,9 @@ class SettingACell:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "classifiers", tuple(self.classifiers))
+        if self.dataset not in DATASETS:
+            raise ValueError(f"dataset must be one of {DATASETS}, got {self.dataset!r}")
+        _check_seed(self.seed)
         unknown = [c for c in self.classifiers if c not in CLASSIFIERS and c != MAJORITY]
         if unknown or not self.classifiers:
             raise ValueError(f"classifiers must be a non-empty subset of {CLASSIFIERS + (MAJORITY,)}; unknown: {unknown}")

@@ -339,6 +339,17 @@ def _archive(*argv):
     return call
 
 
+def _archive_into_file(*argv):
+    def call(tmp):
+        from pategan_audit.archive import main
+
+        target = tmp / "a-file"
+        target.write_text("not a folder")
+        return main([*argv, "--directory", str(target)])
+
+    return call
+
+
 LIBRARY_CASES: list[Case] = [
     # datasets.load
     clear("load-unknown-name", _load("adult"), ValueError, "adult", "cervical_cancer"),
@@ -450,6 +461,9 @@ LIBRARY_CASES: list[Case] = [
     clear("archive-unknown-name", _archive("no_such_archive"), SystemExit, "invalid choice", "no_such_archive"),
     clear("archive-n-jobs-not-int", _archive("utility_sweep_large", "--n-jobs", "two"), SystemExit, "--n-jobs"),
     clear("archive-unknown-option", _archive("utility_sweep_large", "--jobs", "2"), SystemExit, "--jobs"),
+    clear("archive-n-jobs-0", _archive("utility_sweep_large", "--n-jobs", "0"), SystemExit, "--n-jobs"),
+    clear("archive-unknown-profile", _archive("utility_sweep_large", "--profile", "huge"), SystemExit, "huge"),
+    clear("archive-directory-is-a-file", _archive_into_file("utility_sweep_large"), SystemExit, "--directory"),
 ]
 
 CASES = _parameter_cases() + LIBRARY_CASES

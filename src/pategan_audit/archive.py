@@ -1081,16 +1081,22 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
     from .implementations.base import flush_denormal_requested
 
     flushed = flush_denormal_requested()  # a malformed $PATEGAN_AUDIT_FLUSH_DENORMAL fails here, before any work
+    from .runner import execution_info
+
+    # where the jobs run (backend, Dask scheduler and workers, threads per job): recorded per session;
+    # a Dask cluster without workers fails here, before any work
+    execution = execution_info(backend, n_jobs)
 
     def finish_meta(meta: dict) -> dict:
         wall = time.perf_counter() - t0
         this = {"started": started.isoformat(timespec="seconds"),
                 "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_seconds": round(wall, 1),
-                "device": device, "flush_denormal": flushed, "cpus": os.cpu_count(), **code, **({"presets": sorted(only), "redone": bool(redo)} if only else {})}
+                "device": device, "flush_denormal": flushed, "cpus": os.cpu_count(), "execution": execution, **code,
+                **({"presets": sorted(only), "redone": bool(redo)} if only else {})}
         meta = {**meta, "started": before.get("started", this["started"]), "finished": this["finished"],
                 "wall_seconds": round(before.get("wall_seconds", 0.0) + wall, 1),
                 "core_seconds": round(meta.pop("core_seconds_measured", 0.0), 1), "n_jobs": n_jobs,
-                "cpus": os.cpu_count(), **code, "versions": _versions(), "command": command}
+                "cpus": os.cpu_count(), "execution": execution, **code, "versions": _versions(), "command": command}
         if name in RESUMABLE:
             meta["sessions"] = sessions + [this]
         if before.get("dropped"):
@@ -1186,6 +1192,8 @@ def main(argv: list[str] | None = None) -> int:
                         "archive of another profile, or put a smoke/book run into the archive folder the book reads")
     parser.add_argument("--dask-scheduler", default="", help="address of a Dask scheduler (tcp://host:8786)")
     args = parser.parse_args(argv)
+    if args.n_jobs is not None and args.n_jobs < 1:
+        parser.error(f"--n-jobs must be a positive number of workers, got {args.n_jobs} (leave it out for all cores)")
     try:
         if args.drop:
             dropped = drop_presets(args.name, [n.strip() for n in args.drop.split(",") if n.strip()],
@@ -1201,7 +1209,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.dask_scheduler:
         from distributed import Client
 
-        Client(args.dask_scheduler)
+        try:
+            Client(args.dask_scheduler, timeout=30)
+        except OSError as exc:
+            parser.error(f"--dask-scheduler {args.dask_scheduler}: cannot reach it ({exc}); start one (`dask scheduler`) "
+                         "or fix the address (tcp://host:8786)")
         backend = "dask"
     only = [n.strip() for n in args.only.split(",") if n.strip()] or None
     redo = [n.strip() for n in args.redo.split(",") if n.strip()] or None

@@ -20,6 +20,7 @@ __all__ = [
     "TABLE7_DATASETS", "LAMBDAS", "table7", "table3_datasets", "describe_presets", "table3_generated",
     "paper_hyperparameters", "table3_paper_flagged", "violation_switches", "table2_generated", "violation_count", "switches_table",
     "accountant_table", "largest_disagreement", "eps_hat_64_queries", "gaussian_sigma", "scorecard_rows", "table13",
+    "table2_probed",
 ]
 
 TABLE7_DATASETS = ("credit", "cervical_cancer", "isolet", "epileptic_seizure", "mnist")
@@ -226,3 +227,23 @@ def table13() -> pd.DataFrame:
     out = t[["implementation", "category", "issue"]].copy()
     out["address"] = "https://github.com/" + repo + "/issues/" + number
     return out.set_index(["implementation", "category"])
+
+
+def table2_probed(observed: pd.DataFrame) -> pd.DataFrame:
+    """Table 2 from behaviour (:func:`pategan_audit.auditing.probes.table2_observed`), wide:
+    per implementation and category "✓" where the probe observed the violation, "" where it did
+    not, with "(paper: ✓)" / "(paper: -)" added where the printed tick differs. ``corrected`` (not
+    in the paper) has no such mark. The evidence stays in the long table."""
+    paper = reference.table2().set_index(["implementation", "category"])["tick"]
+
+    def cell(row) -> str:
+        mark = "✓" if row["observed"] else ""
+        key = (row["implementation"], row["category"])
+        if key in paper.index and bool(paper[key]) != bool(row["observed"]):
+            mark += " (paper: ✓)" if paper[key] else " (paper: -)"
+        return mark.strip()
+
+    cells = observed.assign(cell=observed.apply(cell, axis=1))
+    order = list(dict.fromkeys(observed["implementation"]))
+    return cells.pivot(index="implementation", columns="category", values="cell").reindex(
+        index=order, columns=list(dict.fromkeys(observed["category"])))

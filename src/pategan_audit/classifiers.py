@@ -51,6 +51,10 @@ __all__ = [
     "score_metrics",
     "split_features_label",
     "evaluate_table",
+    "PreparedTable",
+    "classifier_seeds",
+    "prepare_table",
+    "evaluate_classifier",
 ]
 
 #: The twelve classifiers in the paper's table order (Tables 5, 8, 9, 10; record names of the authors' code).
@@ -260,6 +264,67 @@ def classifier_scores(
     return np.where(np.isnan(score), mode, score)
 
 
+@dataclass(frozen=True)
+class PreparedTable:
+    """One training table made ready for the panel (:func:`prepare_table`): min-max scaled
+    features of the training table and of the test split (scaler fitted on the training table
+    only), the labels, the test classes (multi-class when more than two) and each classifier's
+    random state. Every classifier of the panel can be fitted and scored from it alone
+    (:func:`evaluate_classifier`), in any order or process."""
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    classes: np.ndarray
+    multiclass: bool
+    classifiers: tuple[str, ...]
+    seeds: tuple[int, ...]
+
+
+def classifier_seeds(seed: int, n: int) -> tuple[int, ...]:
+    """The random states of a panel of ``n`` classifiers under ``seed``: classifier ``i`` gets entry
+    ``i``, a function of (seed, its position in the panel) only."""
+    return tuple(int(s) for s in np.random.SeedSequence([int(seed), 4099]).generate_state(n))
+
+
+def prepare_table(
+    train: pd.DataFrame, test: pd.DataFrame, *, classifiers: tuple[str, ...] = CLASSIFIERS, seed: int
+) -> PreparedTable:
+    """Validate a (training table, test split) pair and the panel, and scale the features
+    (implementation notes §data.postprocessing): the part of :func:`evaluate_table` shared by its
+    classifiers."""
+    if list(train.columns) != list(test.columns):
+        raise ValueError("train and test tables must have the same columns in the same order (label last)")
+    unknown = [c for c in classifiers if c not in CLASSIFIERS and c != MAJORITY]
+    if unknown:
+        raise ValueError(f"unknown classifiers {unknown}; choose from {', '.join(CLASSIFIERS)} or {MAJORITY!r}")
+    X_train, y_train = split_features_label(train)
+    X_test, y_test = split_features_label(test)
+    classes = np.unique(y_test)
+    multiclass = len(classes) > 2
+    if not multiclass and not set(np.unique(y_test)) <= {0, 1}:
+        raise ValueError(f"binary test labels must be 0/1, got values {np.unique(y_test)[:5]}")
+    scaler = MinMaxScaler().fit(X_train)
+    return PreparedTable(X_train=scaler.transform(X_train), y_train=y_train, X_test=scaler.transform(X_test),
+                         y_test=y_test, classes=classes, multiclass=multiclass, classifiers=tuple(classifiers),
+                         seeds=classifier_seeds(seed, len(classifiers)))
+
+
+def evaluate_classifier(table: PreparedTable, index: int, *, knobs: ClassifierKnobs = ClassifierKnobs()) -> dict[str, Any]:
+    """Fit and score classifier ``index`` of the panel of a :class:`PreparedTable`: one row
+    ``{classifier, auroc, auprc}``. The unit of parallel scoring (``utility.run``): its result
+    depends on the table, the index and the knobs, never on which other classifiers ran before."""
+    if not 0 <= index < len(table.classifiers):
+        raise ValueError(f"classifier index {index} is outside the panel of {len(table.classifiers)} classifiers")
+    name = table.classifiers[index]
+    classes = table.classes if table.multiclass else None
+    score = classifier_scores(name, table.X_train, table.y_train, table.X_test, seed=table.seeds[index], knobs=knobs,
+                              classes=classes)
+    auroc, auprc = score_metrics(table.y_test, score, classes=classes)
+    return {"classifier": name, "auroc": auroc, "auprc": auprc}
+
+
 def evaluate_table(
     train: pd.DataFrame,
     test: pd.DataFrame,
@@ -273,27 +338,9 @@ def evaluate_table(
     Returns one row per classifier with columns ``classifier, auroc, auprc``. Scaling follows
     implementation notes §data.postprocessing (fitted on ``train`` only). The task is multi-class when the *test* labels have more
     than two values (then one-vs-rest macro averages). Classifier ``i`` gets the random state
-    derived from ``(seed, i)``.
+    derived from ``(seed, i)`` (:func:`classifier_seeds`). One after the other; the same rows
+    come from :func:`prepare_table` and :func:`evaluate_classifier` per classifier, in any order.
     """
-    if list(train.columns) != list(test.columns):
-        raise ValueError("train and test tables must have the same columns in the same order (label last)")
-    unknown = [c for c in classifiers if c not in CLASSIFIERS and c != MAJORITY]
-    if unknown:
-        raise ValueError(f"unknown classifiers {unknown}; choose from {', '.join(CLASSIFIERS)} or {MAJORITY!r}")
-    X_train, y_train = split_features_label(train)
-    X_test, y_test = split_features_label(test)
-    classes = np.unique(y_test)
-    multiclass = len(classes) > 2
-    if not multiclass and not set(np.unique(y_test)) <= {0, 1}:
-        raise ValueError(f"binary test labels must be 0/1, got values {np.unique(y_test)[:5]}")
-    scaler = MinMaxScaler().fit(X_train)
-    X_train_s, X_test_s = scaler.transform(X_train), scaler.transform(X_test)
-    seeds = np.random.SeedSequence([int(seed), 4099]).generate_state(len(classifiers))
-    rows = []
-    for name, s in zip(classifiers, seeds):
-        score = classifier_scores(
-            name, X_train_s, y_train, X_test_s, seed=int(s), knobs=knobs, classes=classes if multiclass else None
-        )
-        auroc, auprc = score_metrics(y_test, score, classes=classes if multiclass else None)
-        rows.append({"classifier": name, "auroc": auroc, "auprc": auprc})
+    table = prepare_table(train, test, classifiers=classifiers, seed=seed)
+    rows = [evaluate_classifier(table, i, knobs=knobs) for i in range(len(table.classifiers))]
     return pd.DataFrame(rows, columns=["classifier", "auroc", "auprc"])

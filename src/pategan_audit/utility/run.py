@@ -29,7 +29,7 @@ import pandas as pd
 
 from .. import runner
 from . import twins
-from ..classifiers import evaluate_table
+from ..classifiers import PreparedTable, evaluate_classifier, evaluate_table, prepare_table
 from ..implementations.base import flush_denormal_requested
 from ..implementations.factory import PresetFactory
 from ..replicas import checkpoint
@@ -37,7 +37,7 @@ from ..implementations.registry import utility_harness_overrides
 from .cells import SettingACell, UtilityCell, derive_seed, teacher_count, teacher_ratio, to_training_dtypes
 
 __all__ = ["COLUMNS", "cell_id", "load_dataset", "resolve_teachers", "evaluate_cell", "evaluate_setting_a", "run_cell", "run_cells", "iter_cells",
-           "score_table", "table_digest"]
+           "score_table", "score_tables", "scoring_jobs", "split_workers", "table_digest"]
 
 NAMESPACE = "utility"
 COLUMNS = [
@@ -104,7 +104,8 @@ def _knob_columns(cell: UtilityCell | SettingACell) -> dict[str, Any]:
 
 
 def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callable[[int], Any] | None = None,
-                  reuse_scores: bool = False, cache_dir: Any = None) -> pd.DataFrame:
+                  reuse_scores: bool = False, cache_dir: Any = None,
+                  score_options: runner.RunOptions | None = None) -> pd.DataFrame:
     """Setting B for one cell, uncached (implementation notes §utility.best-of-n steps 1-3).
 
     data: an object with ``train``, ``test``, ``label`` (default: ``load_dataset``).
@@ -122,6 +123,12 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
         the same test split with the same classifiers, seed and knobs (:func:`score_table`);
         the cell's own result is still computed, not read. Such a table's ``eval_seconds`` is
         then the time to draw it and read its scores.
+    score_options: how the scoring runs (:class:`~pategan_audit.runner.RunOptions`; default one
+        job at a time in this process): every (table, classifier) pair is an independent job
+        (:func:`score_tables`), so ``RunOptions(n_jobs=16)`` scores 16 at once. The scores are the
+        same whatever the workers (each classifier's seed is a function of the table's seed and its
+        place in the panel; every job runs with one torch/BLAS thread). ``eval_seconds`` is then
+        the table's one-core time: drawing it, scaling it and the sum of its classifiers' jobs.
     """
     if not isinstance(cell, UtilityCell):
         raise ValueError(f"evaluate_cell takes a UtilityCell, got {type(cell).__name__}")
@@ -136,27 +143,40 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
         # trained with denormal floats flushed to zero (a session setting; other numbers at rounding level)
         "flush_denormal": flush_denormal_requested(),
     }
-    rows: list[dict[str, Any]] = []
     seeds = [derive_seed(cell.seed, m) for m in range(cell.n_models)]
+    # fit every model and draw every table first, then score all (table, classifier) pairs at once
+    slots: list[tuple[int, Any]] = []  # (model, None) = not trained; (model, index into drawn)
+    drawn: list[dict[str, Any]] = []
     for m, generator, fit_seconds in _fitted(make, seeds, train, data.label, cell.epsilon):
         if generator is None:
-            for c in cell.classifiers:
-                rows.append({**base, "model": m, "table": -1, "classifier": c, "auroc": np.nan, "auprc": np.nan,
-                             "status": "not_trained", "single_class": None, "iterations": 0, "fit_seconds": np.nan,
-                             "eval_seconds": np.nan})
+            slots.append((m, None))
             continue
         iterations = getattr(getattr(generator, "trace", None), "iterations", None)
         for s in range(cell.n_tables):
             start = time.perf_counter()
             synth = generator.sample(len(train), seed=derive_seed(cell.seed, m, s, 1))
             synth = to_training_dtypes(synth, train)
-            single = bool(synth.iloc[:, -1].nunique() < 2)
-            scores = score_table(synth, test, classifiers=cell.classifiers, seed=derive_seed(cell.seed, m, s, 2),
-                                 knobs=cell.knobs, reuse=reuse_scores, cache_dir=cache_dir)
-            eval_seconds = time.perf_counter() - start
-            for rec in scores.to_dict("records"):
-                rows.append({**base, "model": m, "table": s, **rec, "status": "ok", "single_class": single,
-                             "iterations": iterations, "fit_seconds": fit_seconds, "eval_seconds": eval_seconds})
+            slots.append((m, len(drawn)))
+            drawn.append({"table": s, "synth": synth, "single": bool(synth.iloc[:, -1].nunique() < 2),
+                          "iterations": iterations, "fit_seconds": fit_seconds,
+                          "draw_seconds": time.perf_counter() - start,
+                          "seed": derive_seed(cell.seed, m, s, 2)})
+    scored = score_tables([(d["synth"], d["seed"]) for d in drawn], test, classifiers=cell.classifiers,
+                          knobs=cell.knobs, reuse=reuse_scores, cache_dir=cache_dir, options=score_options)
+    rows: list[dict[str, Any]] = []
+    for m, index in slots:
+        if index is None:
+            for c in cell.classifiers:
+                rows.append({**base, "model": m, "table": -1, "classifier": c, "auroc": np.nan, "auprc": np.nan,
+                             "status": "not_trained", "single_class": None, "iterations": 0, "fit_seconds": np.nan,
+                             "eval_seconds": np.nan})
+            continue
+        d = drawn[index]
+        scores, seconds = scored[index]
+        for rec in scores.to_dict("records"):
+            rows.append({**base, "model": m, "table": d["table"], **rec, "status": "ok", "single_class": d["single"],
+                         "iterations": d["iterations"], "fit_seconds": d["fit_seconds"],
+                         "eval_seconds": d["draw_seconds"] + seconds})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -189,6 +209,84 @@ def score_table(synth: pd.DataFrame, test: pd.DataFrame, *, classifiers: tuple[s
     key = {"synthetic": table_digest(synth), "test": table_digest(test), "classifiers": list(classifiers),
            "seed": int(seed), "knobs": knobs}
     return runner.cached(key, compute, namespace=SCORES_NAMESPACE, cache_dir_override=cache_dir)
+
+
+def _scores_key(synth: pd.DataFrame, test_digest: str, classifiers: tuple[str, ...], seed: int, knobs: Any) -> dict[str, Any]:
+    """The result-cache key of one table's scores (:func:`score_table`'s)."""
+    return {"synthetic": table_digest(synth), "test": test_digest, "classifiers": list(classifiers),
+            "seed": int(seed), "knobs": knobs}
+
+
+def scoring_jobs(n_tables: int, n_classifiers: int) -> list[tuple[int, int]]:
+    """The jobs of scoring ``n_tables`` tables with a panel of ``n_classifiers``: every
+    ``(table, classifier)`` pair once, table by table (the order only decides when a job
+    starts, never its result: a job's seed is fixed by its table and its place in the panel)."""
+    if n_tables < 0 or n_classifiers < 0:
+        raise ValueError(f"table and classifier counts must be >= 0, got {n_tables} and {n_classifiers}")
+    return [(t, c) for t in range(n_tables) for c in range(n_classifiers)]
+
+
+def _classifier_job(item: tuple[PreparedTable, int, Any]) -> tuple[dict[str, Any], float]:
+    """One scoring job (module level, so that process pools can pickle it): a classifier's row
+    and its one-core seconds."""
+    table, index, knobs = item
+    start = time.perf_counter()
+    row = evaluate_classifier(table, index, knobs=knobs)
+    return row, time.perf_counter() - start
+
+
+def _worker_count(options: runner.RunOptions, jobs: int) -> int:
+    """Workers worth starting for ``jobs`` jobs: no more than the jobs (1 runs them in-process)."""
+    wanted = runner.resolve_jobs(options.n_jobs)
+    if wanted < 0:  # joblib's convention: -1 = every CPU
+        wanted = max(1, (os.cpu_count() or 1) + 1 + wanted)
+    return max(1, min(wanted, jobs))
+
+
+def score_tables(tables: list[tuple[pd.DataFrame, int]], test: pd.DataFrame, *, classifiers: tuple[str, ...],
+                 knobs: Any, reuse: bool = False, cache_dir: Any = None,
+                 options: runner.RunOptions | None = None) -> list[tuple[pd.DataFrame, float]]:
+    """:func:`score_table` of many ``(synthetic table, seed)`` pairs, every (table, classifier)
+    pair an independent job (:func:`scoring_jobs`) run as ``options`` say
+    (:func:`runner.run_map`: loky or Dask, one torch/BLAS thread per job; default one job at a
+    time in this process). Returns ``(scores, seconds)`` per table, in order: the rows of
+    :func:`~pategan_audit.classifiers.evaluate_table` (bit-identical whatever the workers) and
+    the table's one-core seconds (scaling plus its classifiers' jobs, or reading its cached
+    scores). ``reuse``: tables scored before are read from the cache (namespace ``"scores"``)
+    and newly scored ones are stored there, as :func:`score_table` does."""
+    options = options if options is not None else runner.RunOptions(n_jobs=1)
+    if not isinstance(options, runner.RunOptions):
+        raise TypeError(f"options must be a RunOptions, got {type(options).__name__}")
+    classifiers = tuple(classifiers)
+    results: list[tuple[pd.DataFrame, float] | None] = [None] * len(tables)
+    keys: dict[int, dict[str, Any]] = {}
+    prepared: dict[int, tuple[PreparedTable, float]] = {}
+    test_digest = table_digest(test) if reuse else ""
+    for i, (synth, seed) in enumerate(tables):
+        start = time.perf_counter()
+        if reuse:
+            keys[i] = _scores_key(synth, test_digest, classifiers, seed, knobs)
+            hit, stored = runner.lookup_cached(keys[i], namespace=SCORES_NAMESPACE, cache_dir_override=cache_dir)
+            if hit:
+                results[i] = (stored, time.perf_counter() - start)
+                continue
+        table = prepare_table(synth, test, classifiers=classifiers, seed=seed)  # validates before any job starts
+        prepared[i] = (table, time.perf_counter() - start)
+    todo = sorted(prepared)
+    jobs = [(todo[t], c) for t, c in scoring_jobs(len(todo), len(classifiers))]
+    if jobs:
+        workers = _worker_count(options, len(jobs)) if options.backend != "dask" else options.n_jobs
+        done = runner.run_map(_classifier_job, [(prepared[i][0], c, knobs) for i, c in jobs], options,
+                              label="scoring", n_jobs=workers)
+        per_table: dict[int, list[tuple[dict[str, Any], float]]] = {i: [None] * len(classifiers) for i in todo}
+        for (i, c), res in zip(jobs, done):
+            per_table[i][c] = res
+        for i in todo:
+            frame = pd.DataFrame([row for row, _ in per_table[i]], columns=["classifier", "auroc", "auprc"])
+            results[i] = (frame, prepared[i][1] + sum(sec for _, sec in per_table[i]))
+            if reuse:
+                runner.store_cached(keys[i], frame, namespace=SCORES_NAMESPACE, cache_dir_override=cache_dir)
+    return results  # type: ignore[return-value]
 
 
 def _fitted(make: Callable[[int], Any], seeds: list[int], train: pd.DataFrame, label: str | None, epsilon: float):
@@ -228,12 +326,14 @@ def _fitted(make: Callable[[int], Any], seeds: list[int], train: pd.DataFrame, l
         yield m, generator, time.perf_counter() - start
 
 
-def evaluate_setting_a(cell: SettingACell, *, data: Any = None) -> pd.DataFrame:
-    """Setting A for one dataset, uncached (implementation notes §utility.setting-a)."""
+def evaluate_setting_a(cell: SettingACell, *, data: Any = None, score_options: runner.RunOptions | None = None) -> pd.DataFrame:
+    """Setting A for one dataset, uncached (implementation notes §utility.setting-a); its classifiers
+    scored as ``score_options`` say (:func:`score_tables`; the same scores whatever the workers)."""
     if not isinstance(cell, SettingACell):
         raise ValueError(f"evaluate_setting_a takes a SettingACell, got {type(cell).__name__}")
     data = data if data is not None else load_dataset(cell.dataset, cell.subsample)
-    scores = evaluate_table(data.train, data.test, classifiers=cell.classifiers, seed=derive_seed(cell.seed, 0, 0, 2), knobs=cell.knobs)
+    [(scores, _)] = score_tables([(data.train, derive_seed(cell.seed, 0, 0, 2))], data.test, classifiers=cell.classifiers,
+                                 knobs=cell.knobs, options=score_options)
     base = {
         "cell": cell_id(cell), "dataset": cell.dataset, "implementation": "real", "epsilon": np.nan, "delta": np.nan, "num_teachers": np.nan,
         "variant": "default", "model": -1, "table": -1, "status": "ok", "single_class": False, "iterations": np.nan,
@@ -258,13 +358,15 @@ def run_cell(
     make_generator: Callable[[int], Any] | None = None,
     cache_dir: Any = None,
     refresh: bool = False,
+    score_options: runner.RunOptions | None = None,
 ) -> pd.DataFrame:
     """The tidy result of a cell (Setting B or A), through the result cache (namespace
     ``"utility"``): a second call with the same cell reads the stored table. A cell that is
     computed reuses the scores of any table that was scored before (``evaluate_cell``'s
     ``reuse_scores``), unless ``refresh``; a preset cell (default data and generator) whose
     smaller-ε twin is in the cache and was held by the iteration cap takes that twin's records
-    (:mod:`.twins`), unless ``refresh``."""
+    (:mod:`.twins`), unless ``refresh``. ``score_options``: how the cell's tables are scored
+    (:func:`evaluate_cell`); not part of the cache key, as it changes no score."""
     chained = not refresh and data is None and make_generator is None and twins.eligible(cell)
     twin = None
     if chained:
@@ -276,12 +378,12 @@ def run_cell(
             _wait_while_running(nearest[0], cache_dir)
         twin = twins.find_capped_twin(cell, lambda c: _cached_or_none(c, cache_dir))
     if isinstance(cell, SettingACell):
-        compute = lambda: evaluate_setting_a(cell, data=data)  # noqa: E731
+        compute = lambda: evaluate_setting_a(cell, data=data, score_options=score_options)  # noqa: E731
     elif twin is not None:
         compute = lambda: twins.from_twin(cell, twin)  # noqa: E731
     else:
         compute = lambda: evaluate_cell(cell, data=data, make_generator=make_generator,  # noqa: E731
-                                        reuse_scores=not refresh, cache_dir=cache_dir)
+                                        reuse_scores=not refresh, cache_dir=cache_dir, score_options=score_options)
     if chained and twin is None:
         compute = _announced(cell, cache_dir, compute)
     snapshots = None
@@ -392,8 +494,30 @@ def _cached_or_none(cell, cache_dir) -> pd.DataFrame | None:
 
 
 def _job(args: tuple) -> pd.DataFrame:
-    cell, cache_dir, refresh = args
-    return run_cell(cell, cache_dir=cache_dir, refresh=refresh)
+    cell, cache_dir, refresh, score_options = args
+    return run_cell(cell, cache_dir=cache_dir, refresh=refresh, score_options=score_options)
+
+
+def split_workers(options: runner.RunOptions, n_cells: int, score_jobs: int | None = None) -> tuple[int, int]:
+    """``(cell workers, scoring workers per cell)`` for ``n_cells`` cells to compute with the
+    workers ``options`` give (``n_jobs``; -1 or None: every CPU). Cells run side by side, at
+    most one worker each; the workers left over score each cell's (table, classifier) jobs
+    (:func:`score_tables`), so that one cell on a 16-core machine scores 16 classifiers at once
+    and 8 cells score 2 each. ``score_jobs`` fixes the scoring workers per cell instead. On Dask
+    the cluster runs the cells, each scored in its worker (``score_jobs`` must be None or 1)."""
+    if score_jobs is not None and (isinstance(score_jobs, bool) or not isinstance(score_jobs, (int, np.integer))
+                                   or score_jobs < 1):
+        raise ValueError(f"score_jobs must be None (share the workers) or a positive integer, got {score_jobs!r}")
+    if options.backend == "dask":
+        if score_jobs not in (None, 1):
+            raise ValueError("score_jobs > 1 needs local workers: on Dask the cluster runs the cells (one task each); "
+                             "leave score_jobs unset, or score one cell with evaluate_cell(score_options=RunOptions(backend='dask'))")
+        return runner.resolve_jobs(options.n_jobs), 1
+    total = _worker_count(options, 1 << 30)
+    if options.backend in ("sequential", "threading"):
+        return total, score_jobs or 1
+    cells = max(1, min(total, n_cells))
+    return cells, score_jobs if score_jobs is not None else max(1, total // cells)
 
 
 _WIDTHS = {"credit": 30, "cervical_cancer": 29, "isolet": 618, "epileptic_seizure": 179, "mnist": 785}  # d, Table 7
@@ -417,13 +541,15 @@ def iter_cells(
     *,
     refresh: bool = False,
     longest_first: bool = True,
+    score_jobs: int | None = None,
 ) -> Iterator[tuple[UtilityCell | SettingACell, pd.DataFrame]]:
     """``(cell, tidy table)`` for each distinct cell, yielded as each is ready: cached cells
     first (read in this process), then the rest as their workers finish them
     (:func:`runner.run_imap`), so that a caller can save every finished cell while the others run.
     ``longest_first``: start the most expensive cells first, so that the workers finish together;
     False keeps the given order (an archive's own, chosen so that a session that stops early has
-    saved the most cells). Validation, cache and options as :func:`run_cells`."""
+    saved the most cells). ``score_jobs``: scoring workers per cell (default: the workers the
+    cells leave idle, :func:`split_workers`). Validation, cache and options as :func:`run_cells`."""
     options = runner.RunOptions.of(options, default=runner.RunOptions(progress="utility cells"))
     cache_dir = options.cache_dir
     unique = list(dict.fromkeys(cells))
@@ -439,7 +565,10 @@ def iter_cells(
             yield c, table
     if longest_first:
         todo.sort(key=_cost, reverse=True)
-    for i, table in runner.run_imap(_job, [(c, cache_dir, refresh) for c in todo], options, label="utility cells"):
+    cell_workers, scorers = split_workers(options, len(todo), score_jobs)
+    score_options = runner.RunOptions(n_jobs=scorers)
+    for i, table in runner.run_imap(_job, [(c, cache_dir, refresh, score_options) for c in todo], options,
+                                    label="utility cells", n_jobs=cell_workers):
         yield todo[i], table
 
 
@@ -448,6 +577,7 @@ def run_cells(
     *,
     options: runner.RunOptions | None = None,
     refresh: bool = False,
+    score_jobs: int | None = None,
     **legacy: Any,
 ) -> pd.DataFrame:
     """Run many cells (duplicates once), in parallel via :func:`runner.parallel_map`
@@ -457,11 +587,12 @@ def run_cells(
     most expensive first. An interrupted call resumes where it stopped.
     options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default: all CPUs, a bar
     labelled "utility cells"); the old keywords ``n_jobs``, ``backend``, ``cache_dir``, ``desc``
-    are still accepted.
+    are still accepted. ``score_jobs``: scoring workers per cell (default: the workers that the
+    cells leave idle, :func:`split_workers`; the scores are the same whatever it is).
     """
     options = runner.RunOptions.of(options, default=runner.RunOptions(progress="utility cells"), **legacy)
     unique = list(dict.fromkeys(cells))
-    done = dict(iter_cells(unique, options, refresh=refresh))
+    done = dict(iter_cells(unique, options, refresh=refresh, score_jobs=score_jobs))
     frames = [done[c] for c in unique if len(done[c])]
     if not frames:
         return pd.DataFrame(columns=COLUMNS)

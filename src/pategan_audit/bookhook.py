@@ -10,7 +10,10 @@ installed versions) equals the one stored beside its last successful output. A f
 notebook fails the build; its partially executed copy is kept under
 ``book/_build/failed/<name>.ipynb`` for inspection. Papermill's ``injected-parameters`` cell is
 tagged ``remove-cell`` (the pages show their parameters as a table) and the kernels talk to the
-build over IPC rather than TCP (:func:`kernel_options`).
+build over IPC rather than TCP (:func:`kernel_options`). ``book/intro.md`` opens with the summary the
+scorecard page computes (:mod:`pategan_audit.pages.summary`): before the notebooks run, a placeholder
+is written to ``book/_generated/`` where none exists, and after them the computed summary is copied
+there (:func:`place_summary`), so the page that includes it is read after it exists.
 
 Configuration (``_config.yml`` -> ``sphinx.config``):
 ``pategan_audit_notebooks`` (list of names, executed in order), ``pategan_audit_profile``
@@ -30,7 +33,7 @@ from pathlib import Path
 
 from .runner import atomic_write_text, source_hash
 
-__all__ = ["setup", "notebook_key", "execute_notebook", "kernel_options", "hide_injected_parameters"]
+__all__ = ["setup", "notebook_key", "execute_notebook", "kernel_options", "hide_injected_parameters", "place_summary"]
 
 _VERSIONED = ("torch", "numpy", "pandas", "scikit-learn", "scipy", "xgboost-cpu", "papermill")
 
@@ -120,6 +123,34 @@ def execute_notebook(repo: Path, book_dir: Path, name: str, parameters: dict, *,
     return True
 
 
+#: The summary the scorecard page writes (under ``results/``) and ``book/intro.md`` includes from
+#: ``book/_generated/`` (both ignored by git): the markdown and the figure it names.
+SUMMARY_FILES = ("summary.md", "summary_sections.png")
+SUMMARY_SOURCE = Path("results") / "scorecard"
+SUMMARY_TARGET = Path("_generated")
+
+
+def place_summary(repo: Path, book_dir: Path, *, placeholder: bool) -> None:
+    """Copy the summary the scorecard page wrote (``results/scorecard/summary.md`` and its figure) to
+    ``book/_generated/``, where ``intro.md`` includes it; with ``placeholder`` (before the notebooks
+    run), write a placeholder where no summary exists yet, so that a missing file cannot break the
+    build."""
+    from .pages.summary import PLACEHOLDER
+
+    target = book_dir / SUMMARY_TARGET
+    target.mkdir(parents=True, exist_ok=True)
+    if placeholder:
+        if not (target / SUMMARY_FILES[0]).exists():
+            atomic_write_text(target / SUMMARY_FILES[0], PLACEHOLDER)
+        return
+    for name in SUMMARY_FILES:
+        source = repo / SUMMARY_SOURCE / name
+        if source.exists():
+            tmp = target / f".{name}.tmp"
+            tmp.write_bytes(source.read_bytes())
+            os.replace(tmp, target / name)
+
+
 def _on_builder_inited(app) -> None:
     from sphinx.errors import ExtensionError
 
@@ -128,11 +159,13 @@ def _on_builder_inited(app) -> None:
     profile = os.environ.get("PATEGAN_AUDIT_PROFILE", app.config.pategan_audit_profile)
     force = os.environ.get("PATEGAN_AUDIT_FORCE", "") not in ("", "0")
     always = set(app.config.pategan_audit_always_run)
+    place_summary(repo, book_dir, placeholder=True)
     for name in app.config.pategan_audit_notebooks:
         try:
             execute_notebook(repo, book_dir, name, {"profile": profile}, force=force or name in always)
         except Exception as exc:
             raise ExtensionError(str(exc)) from exc
+    place_summary(repo, book_dir, placeholder=False)
 
 
 def setup(app):

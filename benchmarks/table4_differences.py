@@ -1,264 +1,61 @@
-"""Experiments behind the largest Table 4 differences at the paper's protocol (issue #13, deliverable 3).
+"""Experiments behind the diagnosed differences of Table 4 and its relatives (ganev2025elusive §5,
+Tables 4-12, Figures 1 and 6-9; implementation notes §utility.table4-differences).
 
-Each function below tests one hypothesis about one Table 4 cell of the archive
-``results/archive/utility_large`` (Cervical best-of-25 at the 10,000-iteration cap; Epileptic
-best-of-4 at a 2,000-iteration cap) and returns a small table. The scorecard's
-:data:`pategan_audit.scorecard.DIAGNOSES` names these functions as the evidence of each
-recorded cause; ``tests/test_scorecard.py`` checks that every name it gives exists here.
+Each function tests one hypothesis about a cell of the committed archives (``results/archive/``:
+``utility_large``, ``utility_tables_large``, ``utility_sweep_large``, ``utility_variants_large``)
+and returns a small table. The causes that cite them are data: ``src/pategan_audit/diagnoses.toml``
+names, per cause, the experiment call, the committed output under ``results/experiments/`` and
+the rule that reads each quoted number from it (``tests/test_diagnoses_evidence.py`` recomputes
+every one).
 
-    nice -n 19 .venv/bin/python benchmarks/table4_differences.py [--quick] [--only NAME ...]
+    nice -n 19 .venv/bin/python benchmarks/table4_differences.py [--quick] [--only NAME ...] [--write]
 
-``--quick`` runs every experiment at a reduced size (fewer models/tables/iterations; minutes on
-a loaded 2-core machine); the full size is what the results below were measured with. One torch
-thread; results print as tables (``--json PATH`` also writes them).
+``--quick`` runs every experiment at a reduced size (fewer models, tables, iterations) to check
+that it runs; its numbers are not evidence. ``--write`` stores each full-size table as
+``results/experiments/<name>.csv`` with a ``<name>.meta.json`` beside it: the code commit (and
+whether the source differed from it), the call, the protocol, the seeds, wall and CPU seconds,
+the load and the library versions (:func:`write_output`). The experiments with their own ``out``
+(the per-classifier and sweep rows, ``sweep_mean_vs_records``) write their CSV themselves; their
+sidecars were reconstructed from the history of the files ("not recorded" where it says
+nothing). One torch thread per process.
 
-Experiments and measured results (full size unless stated; 2026-11-22, a 2-core machine whose
-two cores were busy with an archive job, load average 3.3-4.2; this job ran at ``nice 19``):
+What each experiment tests:
 
-``turing_label_decoding`` (turing, Cervical). Hypothesis: the paper's 0.5000 (AUPRC 0.0640 = the
-    test prevalence, so all 25 tables had one label class) comes from how the authors' harness
-    encodes the label, not from the network. In ``code/pate_gans/turing/turing.py`` (class
-    ``PG_TURING``, the one ``eval_utility_cli.py`` uses) ``create_metadata`` makes a column
-    categorical only if its pandas dtype is ``category``; every column of the authors' Cervical
-    and Epileptic pickles is int/float, so the label ``Biopsy`` is an INTEGER column: encoded as
-    ``y/(1 + 1e-8)`` and decoded as ``astype(int)`` of ``v (1 + 1e-8)`` with ``v`` a float32
-    sigmoid output, i.e. 1 only where the sigmoid saturates to exactly 1.0 (bug B4).
-    ``nfeatures = d + 1`` adds one column that ``_encode_data`` never fills (``np.empty``; zeros
-    for an array this size), reproduced here as a constant zero column. Our preset instead
-    one-hot encodes the label and decodes it by argmax (and rounds integers, the audit
-    variant's fix). Same fitted models, three decodings: ``harness`` (INTEGER label, truncate),
-    ``integer_round`` (INTEGER label, round: ``PG_TURING_AUDIT``'s decode), and ``preset`` (the
-    current preset, separately fitted models). Measured (2026-11-25, load 5.0 -> 6.8, 248 s
-    wall), 3 models x 3 tables, 10,000 iterations, k = 2: harness 0.5000 / AUPRC 0.0640 with 9
-    of 9 tables single-class (exactly the paper's 0.5000 / 0.0640); integer_round 0.9679 /
-    0.7768, none single-class; preset 0.9850 / 0.7968 (the archive: 0.9885). A first probe (2
-    models) gave label outputs with maximum 0.997 and 0.982, 6.3 % and 7.7 % of rows above 0.5,
-    none equal to 1.0: truncation gives 0 positives, rounding about the real 6.4 %.
-    Verdict: explained; the preset's label encoding differs from the harness.
-``turing_epileptic_labels`` (turing, Epileptic). The same harness decoding on Epileptic, where
-    the paper prints 0.7425 (two label classes): the mechanism predicts that some label outputs
-    saturate to 1.0 there (the division by ``max`` maps many Epileptic values above 1, pushing
-    the sigmoid layer into saturation). Measures the positive-label fraction of harness-decoded
-    tables. Measured (2026-11-25, load 6.1, 159 s wall), 1 model x 2 tables at 2,000 iterations
-    (the archive's cap), k = 9: 0 and 0 positive labels, 0.5000 / 0.2000; at 500 iterations the
-    label output peaks at 0.56. Verdict: not settled. At our cap the harness decoding would
-    print 0.5 on Epileptic, not 0.7425. At the paper's 10,000 iterations
-    (``max_iter=10000``; 2026-11-25, load ~5, about 12 min wall for one model): the label output
-    reaches 1.0 for a few rows, 17 and 14 positive labels of 7,360, best-of-2 AUROC 0.6939
-    (per-table mean 0.6626), AUPRC 0.5076, beside the paper's best-of-25 0.7425. Verdict:
-    explained; the harness decoding gives two-class tables on Epileptic at the paper's length,
-    single-class ones on Cervical, as the paper's numbers show.
-``original_second_draw`` (original, Cervical; ours 0.716 vs 0.9265). Hypothesis: draw-to-draw
-    variance (3 of our 5 models emit only one label class; the paper's number is one draw of the
-    authors' single seed-13 stream). Trains a second, independent set of models with the
-    archive's pipeline (``evaluate_cell`` of a ``UtilityCell``, master seed 1) and reports the
-    per-model single-class share and the best-of-n. Measured (2026-11-25, load 4.2 -> 5.0,
-    155 s wall), 5 x 5, 10,000 iterations: 0.8954 / AUPRC 0.5240 (paper 0.9265 / 0.5280;
-    archive draw 0.7158 / 0.3126), 1 of 5 models single-class (archive 3 of 5), per-model mean
-    AUROC 0.77, 0.75, 0.62, 0.69, 0.50. Verdict: explained by draw-to-draw variance.
-``smartnoise_draws`` (smartnoise, Cervical; ours 0.918 vs 0.8025, just outside the bootstrap
-    tolerance). Hypothesis: draw-to-draw variance of a maximum over 25 weak tables. Four more
-    independent best-of-25 cells through the archive's pipeline (master seeds 1-4). Measured
-    (2026-11-25, load 2.6 -> 3.1, 318 s wall at nice 19): AUROC 0.8316, 0.8602, 0.8430, 0.8064
-    (AUPRC 0.4648, 0.5078, 0.4451, 0.3540) against the archive's 0.9180 / 0.5553 and the paper's
-    0.8025 / 0.4536; per-table mean AUROC 0.52-0.56 in every draw, 33 iterations, no single-class
-    table. Verdict: explained; the archive's draw is the highest of five, the paper's value is
-    inside the range of the others.
-``borealis_best_of_n`` (borealis, Epileptic; ours 0.542 best-of-4 at 2,000 iterations vs
-    0.6730 best-of-25). Hypotheses: (a) the 2,000-iteration cap (the paper's run stops on the
-    budget, under 10,000); (b) n: the best-of-n of near-chance tables grows with n. Trains
-    models at the paper's cap (budget-stopped) and reports the iterations, the per-table mean
-    (the records' Fig. 8 statistic: 0.5060 +- 0.0060 over 25 tables) and the best-of-n for
-    n = 1..N over our tables. Measured (2026-11-25, load 4.9 -> 3.2, 673 s wall), 3 x 3: the
-    budget stops borealis at 3,252 iterations; per-table mean 0.524 (sd 0.021; archive 0.494 at
-    2,000); best-of-n 0.532, 0.546, 0.587, 0.605, 0.607, 0.607, 0.607, 0.609, 0.615 for n =
-    1..9, against the archive's best-of-4 0.542, the records' best-of-9 at eps 0.5 / 5 of 0.625
-    / 0.606 and the paper's best-of-25 0.673 (records' per-table mean at eps 1: 0.506, no better
-    than at eps 0.5 / 5). Verdict: explained by the cap and n.
-``epileptic_mean_vs_records`` (every Epileptic cell, no training). Compares the archive's
-    per-table mean AUROC (Fig. 8's statistic) with the authors' records at epsilon = 1, to tell
-    a difference in per-table quality from a difference in the number of tables behind the max.
-    Measured (2026-11-25, 2 s): ours - records = -0.032 (original, z -5.8), -0.010 (updated,
-    z -0.9), +0.007 (synthcity, z 0.5), +0.044 (turing, z 2.9), -0.012 (borealis, z -1.3),
-    +0.060 (smartnoise, z 1.6); iterations run 2,000, 158, 8, 2,000, 2,000, 33.
-``updated_draws`` (updated, Cervical; archive AUPRC 0.2876 against 0.5129, its AUROC 0.7987
-    passing only on a wide interval). Four more best-of-25 draws at the protocol (master seeds
-    1-4, the panel's SAMME.R AdaBoost). Measured (2026-11-25, load 4.2 -> 5.1, 552 s wall):
-    AUROC / AUPRC 0.7828 / 0.3667, 0.7713 / 0.4090, 0.7799 / 0.3325, 0.7263 / 0.2949; per-table
-    mean AUROC 0.43-0.47 (below chance), 158 iterations, no single-class table. Verdict:
-    unexplained; every draw is below the paper's 0.8739 / 0.5129, so it is not draw variance.
-``setting_a_seed_spread`` (Setting A, Cervical: AdaBoost, Bagging, GBM, MLP outside the 0.01
-    floor). The randomised classifiers refitted with 25 random states (the authors pass none).
-    Measured (2026-11-25, load 3.2 -> 4.2, 53 s wall): AUROC min / median / max (record, its
-    quantile): AdaBoost (SAMME.R) 0.9034 for every state (0.8899, 0); Bagging 0.9410 / 0.9619 /
-    0.9783 (0.9644, 0.60); GBM 0.9752 / 0.9774 / 0.9802 (0.9667, 0); MLP 0.8735 / 0.9170 /
-    0.9684 (0.9667, 0.96). Verdict: Bagging and MLP explained (one draw); GBM and AdaBoost not.
-``setting_a_mean_spread`` (Table 7's Cervical AUPRC, the mean over the twelve in Setting A).
-    Measured (2026-11-25, load 4.6 -> 4.9, 79 s wall), 25 states with SAMME.R: mean AUROC
-    0.9254 / 0.9337 / 0.9426 (record 0.9400, quantile 0.96), mean AUPRC 0.6161 / 0.6350 / 0.6568
-    (record 0.6192, quantile 0.04); SAMME at one state 0.9366 / 0.6426 (archive 0.6506).
-    Verdict: explained (the record lies inside the spread).
+``turing_label_decoding``: whether the paper's single-class turing tables on Cervical come from the
+    authors' harness decoding the label as an INTEGER column by truncation (bug B4) rather than from
+    the network: the same fitted models decoded by truncation and by rounding, against the preset's
+    one-hot label.
+``turing_epileptic_labels``: the same harness decoding on Epileptic, where the paper's tables keep
+    two classes: the positive labels per table and the label output's maximum, at a given cap.
+``original_second_draw``, ``smartnoise_draws``, ``updated_draws``, ``original_conditional``,
+    ``hyperparameter_draws``: other master seeds of one Cervical best-of-25 cell through the
+    archive's own pipeline (``evaluate_cell``): is the archived value one draw of a wide
+    distribution?
+``best_of_n_curve``: no training; an archived cell's best-of-n as a function of n (which n would
+    give the paper's value from tables like ours?).
+``borealis_best_of_n``, ``best_of_n_at_cap``, ``original_epileptic_long``,
+    ``original_conditional_epileptic_long``: an Epileptic cell at the paper's 10,000-iteration cap
+    (the archives stop at 2,000), with the best-of-n curve over the new tables.
+``epileptic_mean_vs_records``, ``sweep_mean_vs_records``: no training; the archive's per-table mean
+    AUROC (Figure 8's statistic) against the authors' records, to tell per-table quality from the
+    number of tables behind a maximum.
+``setting_a_seed_spread``, ``setting_a_mean_spread``, ``setting_a_adaboost``, ``adaboost_samme_r``,
+    ``credit_setting_a_splits``: Setting A refitted at other random states, with the authors'
+    SAMME.R AdaBoost, and on Credit at other splits of the bundled rows.
+``per_classifier_best_of_n``, ``sweep_draw_again``: a cell (or an ε-sweep point) drawn again, each
+    classifier's best over the new tables beside the archive's (the per-classifier diagnoses read
+    these rows).
+``first_moment_floor``, ``audit_cells``: the no-training experiments of
+    ``benchmarks/trace_differences.py`` and ``benchmarks/figure5_differences.py``, run from here so
+    that ``--write`` stores their tables with provenance.
 
-    The same experiment under the authors' scikit-learn (2026-11-25, 59 s wall, load 3.0), from a
-    separate venv; the project's loader and classifier panel are pure NumPy / pandas /
-    scikit-learn and import there (Python 3.11)::
+The panel's AdaBoost is SAMME.R (the authors' scikit-learn 1.4.1); the archives ran SAMME
+(``archive.ARCHIVE_ADABOOST``). The authors' scikit-learn can be used from a separate venv, since
+the loader and classifier panel are pure NumPy / pandas / scikit-learn::
 
-        python3 -m venv .venv-sklearn14          # git-ignored, from the repository root
-        .venv-sklearn14/bin/pip install numpy==1.26.4 scipy==1.12.0 pandas==2.2.1 scikit-learn==1.4.1.post1 xgboost==2.0.3
-        PYTHONPATH=src .venv-sklearn14/bin/python benchmarks/table4_differences.py --only setting_a_seed_spread
-
-    gives AdaBoost 0.9034 for every state, Bagging 0.9410 / 0.9619 / 0.9783, GBM 0.9752 / 0.9780 /
-    0.9797, MLP 0.8735 / 0.9170 / 0.9684: the library version moves nothing (GBM's record stays
-    below every state). On Credit's archive split that venv gives GaussianNB 0.9008 (1.9.1: 0.9010)
-    and GBM 0.9982 at the same state as 1.9.1.
-
-``credit_setting_a_splits`` (Setting A on Credit: 12 classifier cells and Table 7's row outside the
-    0.01 floor; ours higher on 11 of 12). Only the authors' 20 % test split is bundled, so our
-    test split holds 20 frauds (theirs 98) and our classifiers train on 45,569 rows (theirs
-    227,845). The twelve refitted on 8 stratified 80/20 splits of the bundled rows (seed 13 is the
-    archive's split, checked equal) at one random state, and on the archive's split at 10 states
-    (17 fits). Measured (2026-11-25, 1,331 s wall, load 2.6 -> 3.0, beside two archive jobs):
-    min / median / max AUROC: LogisticRegression 0.9216 / 0.9980 / 0.9980 (record 0.9442),
-    RandomForest 0.8710 / 0.9740 / 0.9996 (0.9213), GaussianNB 0.8227 / 0.9010 / 0.9425 (0.5000),
-    BernoulliNB 0.4973 / 0.5473 / 0.6468 (0.5582), DecisionTree 0.7495 / 0.9245 / 0.9498 (0.8519),
-    GBM 0.5750 / 0.9979 / 0.9980 (0.3672), XGB 0.8037 / 0.9708 / 0.9708 (0.9389); the mean of the
-    twelve 0.8536 / 0.9348 / 0.9432 (Table 7: 0.8176), mean AUPRC 0.4875 / 0.6899 / 0.7081
-    (0.5475). Which frauds land in the test split moves every classifier by 0.05-0.2; the random
-    state moves GBM from 0.998 to 0.575 on the same split (the archive's state gives 0.575).
-    Verdict: 10 of 12 records and Table 7's AUPRC lie inside the spread (explained as split and
-    state draws, a proxy for the full data); GaussianNB's 0.5000, GBM's 0.3672 and Table 7's AUROC
-    lie below every fit (unexplained). An earlier run of this experiment that split the rows in
-    another order (8 other splits, not kept) gave GBM 0.385-0.912 and GaussianNB 0.840-0.941.
-
-``adaboost_samme_r`` (AdaBoost: the archives' SAMME against the authors' SAMME.R). Measured
-    (2026-11-25, load 2.6 -> 5.8, 2,609 s wall at nice 10). Setting A AUROC SAMME / SAMME.R /
-    record: Cervical 0.9881 / 0.9034 / 0.8899; Epileptic 0.9733 / 0.9754 / 0.9754; ISOLET 0.9697 /
-    0.9942 / 0.9942; Credit (bundled 20 % split, not the paper's data) 0.9954 / 0.9983 / 0.9539.
-    Setting B, Epileptic, the archive's cells, AdaBoost's best of 4 SAMME / SAMME.R / archive /
-    paper: original 0.8438 / 0.7840 / 0.8138 / 0.9162; synthcity 0.3498 / 0.6124 / 0.3159 /
-    0.7588; borealis 0.5815 / 0.6156 / 0.4578 / 0.8582; smartnoise 0.7057 / 0.6583 / 0.7057 /
-    0.7572; updated 0.6659 / 0.6540 / 0.6659 / 0.6752 (SAMME differs from the archive where the
-    classifier's random state, which changes with its place in the panel, breaks ties between
-    stumps). Verdict: SAMME.R reproduces Setting A; on synthetic tables it moves AdaBoost both
-    ways and closes none of Table 5's AdaBoost differences. Writes
-    ``results/experiments/per_classifier_adaboost.csv``.
-``original_epileptic_long`` (original, Epileptic; the archive stops it at 2,000 iterations, the
-    paper runs 10,000). 1 model x 2 tables at 10,000 iterations, master seed 1, SAMME.R panel.
-    Measured (2026-11-25, load 4.5 -> 7.1, 1,662 s wall at nice 5): per-table mean AUROC 0.6399
-    (sd 0.0060) against the records' 0.6261 +- 0.0030 and the archive's 0.5941; best of 2 AUROC
-    0.6484 / AUPRC 0.5227 (archive best of 4 at 2,000: 0.6365 / 0.5222; paper best of 25: 0.6867
-    / 0.5854). Verdict: the cap explains the per-table AUROC; AUPRC does not move. Writes each
-    classifier's best to ``results/experiments/per_classifier_original_10k.csv``.
-
-``per_classifier_epileptic_seizure_original_eps<ε>_10k`` (Figures 1, 8 and 9: original's Epileptic
-    points off ε = 1, where the sweep archive stops at 2,000 iterations and the paper runs 10,000).
-    ``sweep_draw_again(max_iter=10000)``: the sweep's cell at that ε, 1 x 2 new tables at master
-    seed 1 (as ``original_epileptic_long`` at ε = 1), with Figure 8's per-table mean beside the
-    authors' records. Measured 2026-11-26 beside one archive job (load 2.1 -> 3.2), 896 / 812 / 794 s
-    wall at ε = 10 / 5 / 50: per-table mean AUROC 0.7815 / 0.7185 / 0.7688 against the records'
-    0.7629 / 0.7524 / 0.7406 and the archive's 0.6342 / 0.6583 / 0.6330; best of 2 AUROC 0.7867 /
-    0.7285 / 0.7759 (paper's best of 9: 0.8011 / 0.7868 / 0.7769; archive's best of 4: 0.6762 /
-    0.6990 / 0.6515) and AUPRC 0.6851 / 0.5929 / 0.6713 (paper 0.7060 / 0.6796 / 0.6895). Verdict:
-    the 2,000 cap explains Figure 8 at ε = 10 and 50 and Figure 1 at ε = 50 (the longer run crosses
-    the paper's value); at ε = 5 the mean rises by 0.06 but stays 0.034 below the records; AUPRC
-    rises by about 0.1 at ε = 10 and 50 yet stays below the paper's best of 9. Below ε = 1 the
-    longer run does worse (861 / 813 s wall at ε = 0.5 / 0.1, load 1.1 -> 3.9): per-table mean
-    0.5090 / 0.4944 against the archive's 0.5803 / 0.5516 and the records' 0.6036 / 0.5510, best of
-    2 AUROC 0.5212 / 0.5490 (paper 0.6607 / 0.6907), AUPRC 0.3926 / 0.4147 (paper 0.5597 / 0.5720):
-    at original's label noise there (σ = 2.42 / ε, V14 and V17) more iterations lower utility (why is
-    not measured), so the cap does not explain the low-ε points; the authors' records there score
-    like our 2,000-iteration tables (ε = 0.1: 0.5510 against 0.5516). At ε = 0.05 (772 s wall) the
-    mean falls from 0.5434 to 0.4836 across the records' 0.4993 (best of 2 AUROC 0.5288, paper
-    0.6026), so the cap accounts for Figure 8's point there: our 2,000-iteration tables score above
-    the authors'.
-
-``per_classifier_best_of_n`` (synthcity and updated, Epileptic: Tables 5 and 10 per classifier,
-    and Table 4). 3 x 3 new tables of the archive's protocol at master seed 1 (SAMME.R panel).
-    Measured (2026-11-25, load 4.5 -> 5.4, 6,293 s wall at nice 5 beside three other jobs):
-    12-classifier best of 4 / of 9: synthcity 0.6541 / 0.6667 (archive 0.5989, paper 0.7165),
-    updated 0.5725 / 0.5951 (archive 0.5356, paper 0.6187); per-table mean 0.512 and 0.485.
-    Each classifier's best of 9 is in ``results/experiments/per_classifier_best_of_n.csv``; the
-    scorecard explains a cell where it reaches the paper's value.
-
-``per_classifier_credit_smartnoise`` and ``per_classifier_credit_borealis`` (Credit, Tables 8 and 9
-    and Table 4's cell: ``per_classifier_best_of_n(dataset="credit")``, 3 x 3 new tables at master
-    seed 1 beside the archive's best of 9 at seed 0). Measured 2026-11-25 beside two or three
-    other jobs: smartnoise (2,713 s wall, 33 iterations) best of 9 AUROC 0.8063 / AUPRC 0.2521
-    against the archive's 0.6131 / 0.0977 and the paper's 0.7358 / 0.1174, so the two draws bracket
-    the paper's values (14 of 24 cells explained this way); borealis (1,369 s wall, 3,252
-    iterations) 0.7393 / 0.1806 against 0.7266 / 0.1135 and the paper's 0.6300 / 0.1635: its AUROC
-    stays above the paper in both draws (4 of 21 cells explained). ``per_classifier_credit_synthcity``
-    (3,584 s wall, load 1.2 -> 5.6 beside two archive jobs, 9 iterations): best of 9 0.8648 / AUPRC
-    0.3620 against the archive's 0.8970 / 0.2710 and the paper's 0.5172 / 0.0320 (per-table mean
-    AUROC 0.641, sd 0.102): both draws lie far above the paper, so Table 4's Credit cell stays
-    *unexplained: tried*; the per-classifier cells the two draws bracket are explained.
-
-``per_classifier_credit_smartnoise_eps0.5``, ``_eps5``, ``_eps10`` (Figures 6 and 7: smartnoise's
-    Credit points off ε = 1, where the paper's curve swings 0.49 / 0.74 / 0.47 / 0.80 at ε = 0.5, 1, 5,
-    10 and the sweep archive's best of 4 is flat at 0.55-0.68). ``sweep_draw_again``: the sweep's cell
-    at that ε with 3 x 3 new tables (the paper's n) at master seed 1. Measured 2026-11-26, the three
-    side by side on a 2-core machine (load 3.0), 2,841 / 3,047 / 3,107 s wall: best of 9 AUROC 0.8276 /
-    0.7861 / 0.7404 and AUPRC 0.2576 / 0.1518 / 0.0496 (per-table mean AUROC 0.625 / 0.546 / 0.524)
-    against the archive's 0.6138 / 0.6204 / 0.6802 (AUPRC 0.0750 / 0.0665 / 0.0820) and the paper's
-    0.4935 / 0.4716 / 0.7971 (AUPRC 0.0234 / 0.0288 / 0.2742). At ε = 0.5 and 5 the paper's best of 9
-    lies below both draws' best and below our tables' mean; at ε = 10 above both. No draw brackets a
-    paper point: the six stay *unexplained: tried*.
-
-``sweep_mean_vs_records`` (Figures 1, 8 and 9: every archived Epileptic sweep point off ε = 1; no
-    training, 1 s). Each point's tables against the authors' records at the same ε: our per-table
-    mean AUROC over the sweep's 4 tables against the records' over their 9 (Figure 8's mean ± SE),
-    the z of the difference, the iterations run and the archive's 2,000 cap. It places a gap but
-    explains none: where the means agree (|z| <= 2) the gap lies in the best of 4 against the
-    paper's best of 9; otherwise in the training (the cap, when it stopped the run). First
-    measured 2026-11-26 on smartnoise at ε = 0.5 and 5: z = 0.5 and -0.8, so the ε = 5 points of
-    Figures 1 and 9 (best of 4 0.5370 / 0.3993 against the paper's 0.6218 / 0.4989) differ in the
-    best-of-n, not in the tables. Rerun after each archive session; the committed file must equal
-    the experiment on the committed archive (a test checks it).
-
-``hyperparameter_draws`` (Table 12's P on Cervical: original, updated, synthcity drawn again at
-    master seeds 1-3, best of 5 x 5; 1,728 s wall, load 4.2 -> 4.9 beside three other jobs):
-    original 0.6594 / 0.7270 / 0.6915 (3-4 of 5 models single-class; archive 0.6370, paper 0.8531),
-    updated 0.8352 / 0.8178 / 0.8553 (archive 0.8477, paper 0.6581), synthcity 0.8259 / 0.7821 /
-    0.8086 (archive 0.8456, paper 0.6867); per-table means 0.48-0.54 for updated and synthcity.
-    ``best_of_n_curve`` (no training, the archive's Cervical P cells): best of 1 / 2 / 4 / 9 / 25
-    for updated 0.560 / 0.618 / 0.719 / 0.781 / 0.848, synthcity 0.486 / 0.600 / 0.698 / 0.770 /
-    0.846, smartnoise 0.487 / 0.571 / 0.637 / 0.699 / 0.757 (paper 0.7699), borealis 0.489 / 0.562
-    / 0.632 / 0.692 / 0.768 (paper 0.8140).
-
-``per_classifier_isolet_smartnoise`` (ISOLET, Table 4's cell drawn again at the archive's 2 x 2,
-    master seed 1; 1,895 s wall beside two to four other jobs, 33 iterations): best of 4 0.6119 /
-    AUPRC 0.2634 (per-table mean 0.543, sd 0.063) against the archive's 0.5386 / 0.2148 and the
-    paper's 0.6152 / 0.2683: the two draws bracket the paper's value (within the 0.005 slack for
-    its four printed decimals).
-
-``per_classifier_isolet_borealis`` (ISOLET, the same for borealis; 1,798 s wall beside
-    one to three other jobs, 3,252 iterations, the budget's stop): best of 4 0.5535 / AUPRC 0.2272
-    (per-table mean 0.476, sd 0.023) against the archive's 0.5266 / 0.2066 and the paper's 0.6219 /
-    0.2889: both draws lie below the paper's value, whose tables would have to be far better than
-    ours (our per-table mean is below chance), so the cell stays unexplained with this tried.
-
-``per_classifier_isolet_original`` (ISOLET, the same for original; 3,432 s wall beside one other
-    job, every fit at the 10,000-iteration cap): best of 4 0.8039 / AUPRC 0.5324 (per-table mean
-    0.786, sd 0.003) against the archive's 0.8117 / 0.5437 and the paper's 0.8342 / 0.5766: both
-    draws lie below the paper's value and the tables barely vary, so the cell stays unexplained
-    with this tried.
-
-``original_conditional_epileptic_long`` (Table 6, Epileptic, the conditional original at the paper's
-    10,000 iterations, 1 x 2; 1,248 s wall beside four other jobs): best of 1 / 2 0.6247 / 0.6336,
-    per-table mean 0.6273 (sd 0.0037), against the archive's 0.6224 (2,000 iterations, best of 4)
-    and the paper's 0.7029: the cap does not explain it.
-
-``original_conditional`` (Table 6, Cervical): the conditional original drawn again at master seeds
-    1-3, best of 5 x 5 at the protocol, through the archive's pipeline. Measured 2026-11-25 (944 s
-    wall, load 3.6 -> 5.8 beside three other jobs): best-of-25 0.8336, 0.9762, 0.8183 (per-table
-    means 0.52, 0.78, 0.54; per-model means 0.37-0.95) against the archive's 0.7559 (seed 0) and the
-    paper's 0.9330: the draws bracket the paper's value.
-
-Since 2026-11-25 the panel's AdaBoost is SAMME.R (the authors' scikit-learn 1.4.1); the
-experiments measured before that date ran SAMME, like the archives.
-
-The measured numbers of the full runs are kept in ``RESULTS`` below (copied from the printed
-output) so that the book and the scorecard can cite them without rerunning.
+    python3 -m venv .venv-sklearn14          # git-ignored, from the repository root
+    .venv-sklearn14/bin/pip install numpy==1.26.4 scipy==1.12.0 pandas==2.2.1 scikit-learn==1.4.1.post1 xgboost==2.0.3
+    PYTHONPATH=src .venv-sklearn14/bin/python benchmarks/table4_differences.py --only setting_a_seed_spread
 """
 from __future__ import annotations
 
@@ -274,16 +71,6 @@ import pandas as pd
 
 PAD = "__turing_nfeatures_pad__"  # the harness' never-filled column d+1 (nfeatures = #columns + 1)
 KNOBS = {"mlp_max_iter": 1000, "xgb_n_jobs": 1}  # as the archive utility_large
-
-#: Results of the full-size runs (module docstring), copied from the printed output: best-of-n
-#: AUROC / AUPRC per variant, n tables, share of single-class tables.
-RESULTS: dict[str, object] = {
-    "turing_label_decoding": {"harness": (0.5000, 0.0640, 9, 1.0), "integer_round": (0.9679, 0.7768, 9, 0.0),
-                              "preset": (0.9850, 0.7968, 9, 0.0)},
-    "turing_epileptic_labels": {"harness": (0.5000, 0.2000, 2, 1.0)},
-    "original_second_draw": {"seed 1": (0.8954, 0.5240, 25, 0.20), "archive, seed 0": (0.7158, 0.3126, 25, 0.64)},
-    "borealis_best_of_n": {"n=4": (0.6045, 0.4195, 4, 0.0), "n=9": (0.6154, 0.4446, 9, 0.0)},
-}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -703,8 +490,8 @@ def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None
                        dataset: str = "epileptic_seizure", archived: pd.DataFrame | None = None) -> pd.DataFrame:
     """Rows the scorecard's per-classifier diagnoses read, from a :func:`best_of_n_at_cap` table
     with ``per_classifier``: each classifier's best over all its tables (``best_of_all``) beside the
-    archive's best of ``n_archive`` (``archive``; files written before 2026-11-25's Credit runs call
-    it ``best_of_4`` too, Epileptic's archive being best of 4) and the
+    archive's best of ``n_archive`` (``archive``; the older Epileptic files call it ``best_of_4``
+    too, Epileptic's archive being best of 4) and the
     paper's per-classifier tables of ``dataset`` (Epileptic: Tables 5 and 10 from ``utility_large``;
     Credit: Tables 8 and 9 from ``utility_tables_large``), plus the twelve-classifier mean as Table
     4's cell (``classifier`` = the dataset, Table 4's row); written to ``out`` atomically unless None.
@@ -750,15 +537,8 @@ def per_classifier_best_of_n(*, presets: tuple[str, ...] = ("synthcity", "update
     9) and Table 4's cell for presets the budget stops long before the cap: ``n_models`` x ``n_tables`` new tables of the archive's protocol (master seed
     ``seed``; the panel's SAMME.R AdaBoost). Does each classifier's best over more tables reach the
     paper's best of 25 where the archive's best of 4 falls short? ``out``: each classifier's best
-    over the new tables beside the archive's best (:func:`per_classifier_csv`).
-
-    Measured 2026-11-25 for borealis and smartnoise (``per_classifier_borealis_smartnoise``; 7,050 s
-    wall-clock at about one core beside two or three archive jobs, 27 min of it paused): borealis stops
-    at 3,252 iterations under the 10,000 cap (the archive's 2,000 cap cut it short); 12-classifier mean
-    of the best of 9 0.623 (archive best of 4 0.542, paper 0.673), per-table mean AUROC 0.508;
-    smartnoise (33 iterations) 0.601 (archive 0.660, paper 0.696), per-table mean 0.441. Per classifier
-    the best of 9 reaches the paper's value in 3 + 3 (borealis, AUROC + AUPRC) and 1 + 4 (smartnoise)
-    of 12 + 12 cells."""
+    over the new tables beside the archive's best (:func:`per_classifier_csv`); provenance in the
+    file's ``.meta.json``."""
     # the comparisons it is written for exist: read them before training (a missing one fails now)
     archived = {p: archived_cell(dataset, p) for p in presets} if out else {}
     frames = [best_of_n_at_cap(p, dataset=dataset, n_models=n_models, n_tables=n_tables, seed=seed,
@@ -1079,6 +859,113 @@ EXPERIMENTS.update({
     for (d, p), epsilons in SWEEP_LONG.items() for e in epsilons})
 
 
+def setting_a_adaboost(*, datasets: tuple[str, ...] = ("cervical_cancer", "epileptic_seizure", "isolet")) -> pd.DataFrame:
+    """Setting A only of :func:`adaboost_samme_r` (no generator trained): AdaBoost as the archives
+    ran it (SAMME) and as the authors' scikit-learn 1.4.1 did (SAMME.R) on each real split, beside
+    the authors' record."""
+    return adaboost_samme_r(datasets=datasets, presets=(), out=None)
+
+
+def _script(name: str):
+    """Another experiment script of ``benchmarks/`` as a module (its experiments write outputs here)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parent / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def first_moment_floor() -> pd.DataFrame:
+    """``benchmarks/trace_differences.py::first_moment_floor`` (no training: the accountant formulas
+    and the committed ``traces_paper`` archive)."""
+    return _script("trace_differences").first_moment_floor()
+
+
+def audit_cells() -> pd.DataFrame:
+    """``benchmarks/figure5_differences.py::audit_cells`` (no training: the committed audit archives)."""
+    return _script("figure5_differences").audit_cells()
+
+
+def table2_probes(*, seed: int = 0) -> pd.DataFrame:
+    """Table 2's cells where the behaviour probes (``pategan_audit.auditing.probes``) differ from the
+    paper's ticks, probed as benchmarked and with the one behaviour the paper's tick assumes: turing's
+    and smartnoise's Metadata with the bounds given as input (``bounds="public"``, the upstream
+    interface the paper reviewed) and borealis's labels distribution with finding O5 switched off
+    (``conditional=False``). One row per (implementation, category, setting): ``observed`` (1: the
+    violation is seen) and the probe's numbers. No utility training: two-iteration fits on the
+    probes' small table."""
+    from pategan_audit.auditing.probes import run_probe
+    from pategan_audit.implementations.violations import fix_overrides
+
+    cases = [("turing", "metadata", "as benchmarked", None), ("turing", "metadata", "bounds given", {"bounds": "public"}),
+             ("smartnoise", "metadata", "as benchmarked", None),
+             ("smartnoise", "metadata", "bounds given", {"bounds": "public"}),
+             ("borealis", "labels_distribution", "as benchmarked", None),
+             ("borealis", "labels_distribution", "O5 off", fix_overrides("borealis", ["O5"]))]
+    rows = []
+    for preset, category, setting, overrides in cases:
+        res = run_probe(category, preset, seed=seed, overrides=overrides)
+        rows.append({"implementation": preset, "category": category, "setting": setting,
+                     "observed": int(res.observed), "evidence": res.evidence})
+    return pd.DataFrame(rows)
+
+
+EXPERIMENTS.update({
+    "setting_a_adaboost": (setting_a_adaboost, {}, {"datasets": ("cervical_cancer",)}),
+    "first_moment_floor": (first_moment_floor, {}, {}),
+    "audit_cells": (audit_cells, {}, {}),
+    "table2_probes": (table2_probes, {"seed": 0}, {"seed": 0}),
+})
+
+#: Where ``--write`` puts an experiment's table (``<name>.csv``) and its provenance (``<name>.meta.json``).
+OUTPUT_DIR = "results/experiments"
+
+
+def _git(*args: str) -> str:
+    import subprocess
+
+    try:
+        return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "not recorded"
+
+
+def write_output(name: str, table: pd.DataFrame, *, kwargs: dict, wall_seconds: float, cpu_seconds: float,
+                 load: str, started: str, finished: str, out_dir: str = OUTPUT_DIR) -> str:
+    """Write one experiment's table to ``<out_dir>/<name>.csv`` and its provenance to
+    ``<name>.meta.json`` (code commit and whether the package source differed from it, the call,
+    seeds, compute, library versions), both atomically. The diagnoses
+    (``src/pategan_audit/diagnoses.toml``) read their quoted numbers from the CSV."""
+    import platform
+
+    import sklearn
+    import torch
+
+    from pategan_audit.runner import atomic_write_text
+
+    fn = EXPERIMENTS[name][0]
+    path = f"{out_dir}/{name}.csv"
+    atomic_write_text(path, table.to_csv(index=False))
+    seeds = {k: v for k, v in kwargs.items() if "seed" in k}
+    meta = {
+        "name": name, "output": path,
+        "experiment": f"benchmarks/table4_differences.py::{fn.__name__}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})",
+        "protocol": " ".join((fn.__doc__ or "").split()),
+        "seeds": seeds or "the function's defaults (see protocol)",
+        "command": f"nice -n 19 .venv/bin/python benchmarks/table4_differences.py --only {name} --write",
+        "git_commit": _git("rev-parse", "HEAD"),
+        "src_uncommitted_changes": bool(_git("status", "--porcelain", "--", "src", "benchmarks")),
+        "started": started, "finished": finished, "wall_seconds": round(wall_seconds, 1),
+        "cpu_seconds": round(cpu_seconds, 1), "load_average_before": load, "cpus": os.cpu_count(),
+        "versions": {"python": platform.python_version(), "numpy": np.__version__, "pandas": pd.__version__,
+                     "scikit-learn": sklearn.__version__, "torch": torch.__version__},
+    }
+    atomic_write_text(f"{out_dir}/{name}.meta.json", json.dumps(meta, indent=1, default=str) + "\n")
+    return path
+
+
 def _load_average() -> str:
     try:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -1091,6 +978,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="reduced sizes (minutes)")
     parser.add_argument("--only", nargs="+", choices=sorted(EXPERIMENTS), help="run these experiments only")
     parser.add_argument("--json", help="also write the results to this JSON file")
+    parser.add_argument("--write", action="store_true",
+                        help=f"write each table to {OUTPUT_DIR}/<name>.csv with a <name>.meta.json (full size only)")
     args = parser.parse_args(argv)
     os.environ.setdefault("PATEGAN_AUDIT_TRAIN_THREADS", "1")  # before torch is imported
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -1100,10 +989,16 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         fn, full, quick = EXPERIMENTS[name]
         kwargs = quick if args.quick else full
-        start, load = time.perf_counter(), _load_average()
+        if args.write and args.quick:
+            parser.error("--write records full-size runs only: drop --quick")
+        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        start, cpu, load = time.perf_counter(), time.process_time(), _load_average()
         table = fn(**kwargs)
         wall = time.perf_counter() - start
         stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        if args.write:
+            write_output(name, table, kwargs=kwargs, wall_seconds=wall, cpu_seconds=time.process_time() - cpu,
+                         load=load, started=started, finished=stamp)
         print(f"\n== {name}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())}) "
               f"[{wall:.0f} s wall, load before {load}, after {_load_average()}, {stamp}]")
         print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))

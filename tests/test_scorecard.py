@@ -134,6 +134,17 @@ def test_table12_keeps_both_hyperparameter_sets():
 rules = scorecard  # the rules live in pategan_audit.scorecard
 
 
+@pytest.fixture
+def pinned_calibration(monkeypatch):
+    """The rules' mechanics apart from the redraw calibration (pategan_audit.tolerances): every rule
+    with k = 1 and τ = 0, so one draw's half-width is the bootstrap's ``h`` and these tests do not move
+    when redraws are added. Only for tests of the mechanics; the calibrated rule is tested on its own."""
+    from pategan_audit import tolerances
+
+    monkeypatch.setattr(tolerances, "calibration",
+                        lambda **w: {r: tolerances.Calibration(r, 1.0, 0.0, 0) for r in tolerances.RULES})
+
+
 def _row(table, row, column, paper, ours, **extra):
     return pd.Series({"table": table, "row": row, "column": column, "paper": paper, "ours": ours, **extra})
 
@@ -178,7 +189,7 @@ MUST_FAIL = [
 
 
 @pytest.mark.parametrize("row", MUST_FAIL, ids=[f"{r['table']}-{r['row']}-{r['column']}-{r['ours']:g}" for r in MUST_FAIL])
-def test_every_rule_can_fail(row):
+def test_every_rule_can_fail(row, pinned_calibration):
     assert rules.verdict(row) == "differs", rules.tolerance(row)
 
 
@@ -188,20 +199,23 @@ def test_every_artefact_has_a_rule_and_a_failing_row():
     assert {r["table"] for r in MUST_FAIL} == tables
 
 
+_TWIN_AT_CHANCE = {"twin_paper": 0.5, "twin_ours": 0.5}  # the AUROC of the same runs, at chance on both sides
+
+
 @pytest.mark.parametrize("row, expected", [
-    (_row("table9", "MLP", "original", 0.0017, 0.0017), "at chance (both)"),  # the constant-score case
-    (_row("table9", "DecisionTree", "synthcity", 0.0023, 0.0017), "at chance (both)"),
-    (_row("table9", "MLP", "borealis", 0.4453, 0.0017), "differs"),
+    (_row("table9", "MLP", "original", 0.0017, 0.0017, **_TWIN_AT_CHANCE), "at chance (both)"),  # constant scores
+    (_row("table9", "DecisionTree", "synthcity", 0.0023, 0.0017, **_TWIN_AT_CHANCE), "at chance (both)"),
+    (_row("table9", "MLP", "borealis", 0.4453, 0.0017, **_TWIN_AT_CHANCE), "differs"),
     (_row("table8", "MLP", "original", 0.5000, 0.5000), "at chance (both)"),
     (_row("table8", "MLP", "original", 0.5000, 0.7000), "differs"),
     (_row("table10", "LDA", "turing", 0.3695, 0.3500), "reproduced"),  # 1.85x the base rate 0.2: not chance
-    (_row("table10", "BernoulliNB", "borealis", 0.2282, 0.2100), "at chance (both)"),
+    (_row("table10", "BernoulliNB", "borealis", 0.2282, 0.2100, **_TWIN_AT_CHANCE), "at chance (both)"),
 ])
 def test_chance_is_its_own_verdict(row, expected):
     assert rules.verdict(row) == expected
 
 
-def test_auprc_floor_and_fallback_are_relative_to_the_base_rate():
+def test_auprc_floor_and_fallback_are_relative_to_the_base_rate(pinned_calibration):
     """Credit (π = 0.0017): the old ±0.05 covered every value from chance to 30x chance."""
     lim, how = rules.tolerance(_row("table9", "XGB", "synthcity", 0.0590, 0.0500))
     assert lim == pytest.approx(0.25 * (0.0590 - 0.0017)) and "π" in how
@@ -214,15 +228,58 @@ def test_auprc_floor_and_fallback_are_relative_to_the_base_rate():
     assert lim == pytest.approx(0.01)
 
 
-def test_measured_spread_sets_the_tolerance():
-    narrow = _row("table4", "epileptic_seizure", "updated", 0.6187, 0.59, interval_lo=0.58, interval_hi=0.60)
-    wide = _row("table4", "epileptic_seizure", "updated", 0.6187, 0.59, interval_lo=0.50, interval_hi=0.66)
+def test_measured_spread_sets_the_tolerance(pinned_calibration):
+    # ours 0.66 against the paper's 0.6187: inside a wide spread's tolerance (√2·0.08 = 0.113, which keeps
+    # chance 0.5 out of reach of both numbers), outside a narrow one's (√2·0.01)
+    narrow = _row("table4", "epileptic_seizure", "updated", 0.6187, 0.66, interval_lo=0.65, interval_hi=0.67)
+    wide = _row("table4", "epileptic_seizure", "updated", 0.6187, 0.66, interval_lo=0.58, interval_hi=0.74)
     assert rules.tolerance(narrow)[0] == pytest.approx(np.sqrt(2) * 0.01)
     assert rules.verdict(narrow) == "differs" and rules.verdict(wide) == "reproduced"
     # Figure 8: the paper's printed SE enters as its own half-width
     fig8 = _row("figure8", "synthcity", "auroc eps=1", 0.5166, 0.54, paper_half=rules.Z90 * 0.0082,
                 interval_lo=0.54 - rules.Z90 * 0.01, interval_hi=0.54 + rules.Z90 * 0.01)
     assert rules.tolerance(fig8)[0] == pytest.approx(rules.Z90 * np.hypot(0.0082, 0.01))
+
+
+def test_build_uses_the_tolerances_calibrated_on_redraws(monkeypatch):
+    """A best-of-n cell with a bootstrap spread and a Setting A cell get the rules fitted on redraws
+    (pategan_audit.tolerances), not the bare bootstrap: the committed calibration shows in build()'s
+    tolerance and rule, and a different calibration moves the tolerance and the verdict."""
+    from pategan_audit import tolerances
+
+    key = ("table4", "epileptic_seizure", "updated")  # paper 0.6187
+    ours = pd.DataFrame([
+        {"table": key[0], "row": key[1], "column": key[2], "ours": 0.59, "interval_lo": 0.58, "interval_hi": 0.60},
+        {"table": "setting_a", "row": "LogisticRegression", "column": "credit", "ours": 0.90},
+    ]).assign(runs="test", profile="large")
+
+    def built():
+        return scorecard.build(ours).set_index(["table", "row", "column"])
+
+    cal = tolerances.calibration()
+    got = built()
+    big_h = np.hypot(cal["mean auroc"].k * 0.01, cal["mean auroc"].tau)
+    assert got.loc[key, "tolerance"] == pytest.approx(min(max(np.sqrt(2) * big_h, 0.01), 0.5))
+    assert got.loc[key, "rule"].startswith("calibrated on independent redraws")
+    assert "credit" in cal["setting_a auroc"].datasets
+    split = got.loc[("setting_a", "LogisticRegression", "credit")]
+    assert split["rule"].startswith("calibrated on independent splits")
+    assert split["tolerance"] == pytest.approx(min(max(np.sqrt(2) * cal["setting_a auroc"].tau, 0.01), 0.5))
+    # the bare bootstrap (k = 1, τ = 0): √2·0.01, and the cell differs; a wide calibration: uninformative
+    for k, tau, limit, verdict in ((1.0, 0.0, np.sqrt(2) * 0.01, "differs"),
+                                   (3.0, 0.2, np.sqrt(2) * np.hypot(0.03, 0.2), "uninformative")):
+        monkeypatch.setattr(tolerances, "calibration",
+                            lambda k=k, tau=tau, **w: {r: tolerances.Calibration(r, k, tau, 7) for r in tolerances.RULES})
+        got = built()
+        assert got.loc[key, "tolerance"] == pytest.approx(limit) and got.loc[key, "verdict"] == verdict
+        assert "fitted on 7 redraw pairs" in got.loc[key, "rule"]
+
+
+def test_best_of_n_intervals_is_the_tolerances_one():
+    """One implementation of the bootstrap spread: the scorecard's name is the tolerances module's function."""
+    from pategan_audit import tolerances
+
+    assert scorecard.best_of_n_intervals is tolerances.best_of_n_intervals
 
 
 def test_best_of_n_intervals():
@@ -276,7 +333,13 @@ def test_collect_code_tables_2_and_3():
     assert code[("table3", "turing", "max_iterations")] == 100.0
     card = scorecard.build(scorecard.collect_code().reset_index(drop=True))
     t2 = card[card["table"] == "table2"]
-    assert len(t2) == 54 and (t2["verdict"] == "reproduced").all()  # every tick, and every blank, agrees
+    # the probes observe the paper's tick or blank in 51 of 54 cells; the three others are behaviour of the
+    # presets as benchmarked (bounds read from the training data by the harness for turing and smartnoise,
+    # borealis sampling labels in the training ratios: auditing.probes)
+    differs = set(zip(t2.loc[t2["verdict"] == "differs", "row"], t2.loc[t2["verdict"] == "differs", "column"]))
+    assert len(t2) == 54 and (t2["kind"] == "measured").all()
+    assert differs == {("turing", "metadata"), ("smartnoise", "metadata"), ("borealis", "labels_distribution")}
+    assert (t2["verdict"] == "reproduced").sum() == 51
     assert (card.loc[card["table"] == "table3", "verdict"] != "not yet run").all()
 
 
@@ -297,7 +360,7 @@ def test_derived_rows_reproduce_the_papers_deltas():
     assert card.loc[("table6", R.DELTA_ROW, "non_conditional"), "ours"] == pytest.approx(-24.57, abs=0.01)
     assert card.loc[("table12", R.DELTA_ROW, "original P"), "ours"] == pytest.approx(-4.23, abs=0.01)
     assert card.loc[("table12", R.DELTA_ROW, "borealis P"), "ours"] == pytest.approx(-20.49, abs=0.02)
-    assert (card.loc[["table1", "table12"], "verdict"].isin(["reproduced", "at chance (both)"])).all()
+    assert (card.loc[["table1", "table12"], "verdict"].isin(["reproduced", "uninformative", "at chance (both)"])).all()
 
 
 def test_derived_delta_needs_all_four_datasets():
@@ -342,14 +405,18 @@ def test_verdict_counts_add_up():
         {"table": "figure5", "row": "original", "column": "querybased", "ours": 0.0, "ceiling": 0.0},
     ])], ignore_index=True))
     counts = rules.verdict_counts(card)
-    assert list(counts.columns) == list(rules.COUNT_COLUMNS)
-    parts = ["within tolerance", "at chance (both)", "ceiling-limited", "outside with cause", "outside unexplained"]
+    assert list(counts.columns) == [*rules.COUNT_COLUMNS, *rules.KINDS]
+    parts = ["reproduced", "uninformative", "at chance (both)", "ceiling-limited", "explained", "partly explained",
+             "plausible", "unexplained"]
     assert (counts[parts].sum(axis=1) == counts["compared"]).all()
     assert (counts["compared"] + counts["not yet run"] == counts["tracked"]).all()
-    assert counts.loc["table9", "at chance (both)"] == 1 and counts.loc["table9", "outside unexplained"] == 1
-    assert counts.loc["table7", "outside with cause"] == 1  # the bundled Credit split, explained
+    assert (counts[list(rules.KINDS)].sum(axis=1) == counts["tracked"]).all()
+    # MLP original: AUPRC at the base rate on both sides, but no AUROC of the same runs says the runs are at
+    # chance: the tolerance admits the base rate, so it is uninformative
+    assert counts.loc["table9", "uninformative"] == 1 and counts.loc["table9", "unexplained"] == 1
+    assert counts.loc["table7", "explained"] == 1  # the bundled Credit split, explained
     assert counts.loc["figure5", "ceiling-limited"] == 1
-    assert counts.loc["all", "tracked"] == len(card)
+    assert counts.loc["all", "tracked"] == (card["kind"] != "alias").sum()  # each run once
 
 
 def test_status_says_explained_tried_or_not_diagnosed_for_every_difference():
@@ -361,21 +428,20 @@ def test_status_says_explained_tried_or_not_diagnosed_for_every_difference():
         {"table": "table9", "row": fresh[0], "column": fresh[1], "ours": 0.9},  # nobody looked at it
         {"table": "table7", "row": "credit", "column": "N", "ours": 56962.0},  # explained (a data fact)
         {"table": "table4", "row": "epileptic_seizure", "column": "updated", "ours": 0.30},  # diagnosed, unexplained
-        {"table": "table4", "row": "cervical_cancer", "column": "turing", "ours": 0.90},  # diagnosed, explained
         {"table": "table4", "row": "credit", "column": "turing", "ours": 0.5},
     ]).assign(runs="test"))
     got = card.dropna(subset=["ours"]).set_index(["table", "row", "column"])
     assert got.loc[("table9", *fresh), "status"] == scorecard.NOT_DIAGNOSED
     assert got.loc[("table7", "credit", "N"), "status"] == "explained"
     assert got.loc[("table4", "epileptic_seizure", "updated"), "status"].startswith("unexplained: tried ")
-    assert got.loc[("table4", "cervical_cancer", "turing"), "status"] == "explained"
-    # Table 12's D column is Table 4's run: it inherits the diagnosis, naming where it comes from
-    assert got.loc[("table12", "epileptic_seizure", "updated D"), "status"].startswith("unexplained: tried ")
-    assert "table4's cell" in got.loc[("table12", "epileptic_seizure", "updated D"), "status"]
+    # Table 12's D column is Table 4's run: an alias showing its source's status and naming the source
+    d = got.loc[("table12", "epileptic_seizure", "updated D")]
+    assert d["kind"] == "alias" and d["alias_of"] == "table4/epileptic_seizure/updated"
+    assert d["status"] == got.loc[("table4", "epileptic_seizure", "updated"), "status"]
     assert (got.loc[got["verdict"] != "differs", "status"] == "").all()
     counts = rules.verdict_counts(card)
     assert counts.loc["table9", "of which not diagnosed"] == 1 and counts.loc["table4", "of which not diagnosed"] == 0
-    assert (counts["of which not diagnosed"] <= counts["outside unexplained"]).all()
+    assert (counts["of which not diagnosed"] <= counts["unexplained"]).all()
 
 
 def test_per_classifier_diagnoses_explain_a_cell_only_when_more_tables_reach_the_papers_value(tmp_path):
@@ -395,10 +461,14 @@ def test_per_classifier_diagnoses_explain_a_cell_only_when_more_tables_reach_the
     rows.to_csv(tmp_path / "x.csv", index=False)
     got = {d.key[1]: d for d in scorecard.per_classifier_diagnoses(tmp_path / "x.csv")}
     assert set(got) == {"GBM", "MLP", "LDA", "GaussianNB"}
-    assert got["GBM"].explained and not got["MLP"].explained and not got["LDA"].explained
-    assert got["GaussianNB"].explained  # another draw falls below the paper's value where the archive's is above
-    assert "the paper's 0.6500 above it" in got["MLP"].status and "the paper's 0.5000 below it" in got["LDA"].status
-    assert got["MLP"].status.startswith("unexplained: tried 9 tables: best 0.5500")
+    # a bracket (the draws straddle the paper's value) is partly explained, never explained: the scorecard
+    # decides from the evidence whether it reaches the paper's value
+    assert got["GBM"].status == "partly explained" and got["GBM"].evidence == pytest.approx(0.72)
+    assert got["MLP"].status == "unexplained" and got["LDA"].status == "unexplained"
+    assert got["GaussianNB"].status == "partly explained"  # another draw falls below the paper's, the archive's above
+    assert not any(d.explained for d in got.values())
+    assert "the paper's 0.6500 above it" in got["MLP"].tried and "the paper's 0.5000 below it" in got["LDA"].tried
+    assert got["MLP"].tried.startswith("9 tables: best 0.5500")
     keys = set(zip(*(scorecard.paper_numbers()[c] for c in ("table", "row", "column"))))
     assert all(d.key in keys for d in got.values())
     assert scorecard.per_classifier_diagnoses(tmp_path / "missing.csv") == ()
@@ -418,8 +488,8 @@ def test_credit_setting_a_is_explained_only_when_the_record_lies_inside_the_spre
     assert got[("setting_a", "LDA", "credit")].explained  # 0.97 inside 0.96-0.99
     assert got[("setting_a", "GBM", "credit")].explained  # 0.37 inside 0.30-0.99 (the state moves it)
     nb = got[("setting_a", "GaussianNB", "credit")]
-    assert not nb.explained and "lies below all of them (0.8800-0.9000)" in nb.status
-    assert nb.status.startswith("unexplained: tried 2 splits of the bundled rows and 2 random states (3 fits)")
+    assert nb.status == "unexplained" and "lies below all of them (0.8800-0.9000)" in nb.tried
+    assert nb.tried.startswith("2 splits of the bundled rows and 2 random states (3 fits)")
     # Table 7's row: the mean of the classifiers per fit (0.82, 0.9533, 0.72), paper 0.8176 inside
     t7 = got[("table7", "credit", "auroc")]
     assert t7.explained and "0.7200 / 0.8200 / 0.9533" in t7.measured and "paper 0.8176" in t7.measured
@@ -508,10 +578,13 @@ def test_every_diagnosis_names_an_experiment_that_exists():
 
 
 def test_diagnoses_are_scorecard_cells_and_only_explained_ones_count_as_causes():
+    from pategan_audit import diagnoses
+
     keys = set(zip(*(scorecard.paper_numbers()[c] for c in ("table", "row", "column"))))
     for d in scorecard.DIAGNOSES:
         assert d.key in keys, f"{d.key} is not a scorecard cell"
-        assert d.status == "explained" or d.status.startswith("unexplained: tried "), d.status
+        assert d.status in diagnoses.STATUSES, d.status
+        assert d.status != "unexplained" or d.tried, f"{d.key}: unexplained without saying what was tried"
         assert d.cause and d.measured
         assert (d.key in scorecard.EXPLANATIONS) == d.explained
         if d.explained:
@@ -646,12 +719,12 @@ def test_a_sweep_experiment_row_diagnoses_its_figure_point(tmp_path):
     rows.to_csv(path, index=False)
     got = {d.key: d for d in scorecard.per_classifier_diagnoses(path)}
     assert set(got) == {("figure6", "smartnoise", "auroc eps=0.5"), ("figure7", "smartnoise", "auprc eps=10")}
-    assert not got[("figure6", "smartnoise", "auroc eps=0.5")].explained
-    assert "the paper's 0.4900 below it" in got[("figure6", "smartnoise", "auroc eps=0.5")].status
-    assert "the new tables' mean AUROC 0.6200" in got[("figure6", "smartnoise", "auroc eps=0.5")].status
+    assert got[("figure6", "smartnoise", "auroc eps=0.5")].status == "unexplained"
+    assert "the paper's 0.4900 below it" in got[("figure6", "smartnoise", "auroc eps=0.5")].tried
+    assert "the new tables' mean AUROC 0.6200" in got[("figure6", "smartnoise", "auroc eps=0.5")].tried
     assert "another draw of the same protocol" in got[("figure6", "smartnoise", "auroc eps=0.5")].cause
     assert "mean AUROC" not in got[("figure7", "smartnoise", "auprc eps=10")].measured  # no mean given
-    assert got[("figure7", "smartnoise", "auprc eps=10")].explained
+    assert got[("figure7", "smartnoise", "auprc eps=10")].status == "partly explained"  # 0.08 -> 0.30 brackets 0.27
     call = got[("figure7", "smartnoise", "auprc eps=10")].experiment
     assert call == ("benchmarks/table4_differences.py::sweep_draw_again(dataset='credit', "
                     "implementation='smartnoise', epsilon=0.5)")
@@ -676,9 +749,9 @@ def test_a_longer_sweep_run_names_the_cap_when_it_moves_the_point(tmp_path):
     rows.to_csv(path, index=False)
     got = {d.key: d for d in scorecard.per_classifier_diagnoses(path)}
     mean, auprc = got[("figure8", "original", "auroc eps=10")], got[("figure9", "original", "auprc eps=10")]
-    assert mean.explained and mean.cause.startswith("the archive's 2,000-iteration cap")
+    assert mean.status == "partly explained" and mean.cause.startswith("the archive's 2,000-iteration cap")
     assert "per-table mean AUROC 0.7700 after 10,000 iterations (the archive's 4 tables' 0.6300" in mean.measured
-    assert not auprc.explained
+    assert auprc.status == "unexplained"
     assert auprc.cause == ("not settled: at a 10,000-iteration cap the point moves from 0.5800 to 0.6000 (best of 2 "
                            "new tables), short of the paper's 0.7100; more tables at that cap not run")
     assert mean.experiment == ("benchmarks/table4_differences.py::sweep_draw_again(dataset='epileptic_seizure', "
@@ -706,35 +779,49 @@ def test_the_sweep_records_comparison_places_a_gap_but_explains_none(tmp_path):
     got = {d.key: d for d in scorecard.sweep_records_diagnoses(path)}
     assert set(got) == {("figure1", "updated", "auroc eps=5"), ("figure1", "updated", "auroc eps=10"),
                         ("figure8", "updated", "auroc eps=10")}
-    assert not any(d.explained for d in got.values())
-    assert all(d.status.startswith("unexplained: tried") for d in got.values())
+    assert all(d.status == "unexplained" and d.tried and d.trained is False for d in got.values())
     agree = got[("figure1", "updated", "auroc eps=5")]
     assert "like the authors'" in agree.cause and "best of 4 tables against the paper's best of 9" in agree.cause
-    assert "z = -0.7" in agree.status
+    assert "z = -0.7" in agree.tried
     capped = got[("figure1", "updated", "auroc eps=10")]
     assert "below the authors'" in capped.cause and "2,000-iteration cap stopped the run" in capped.cause
     mean = got[("figure8", "updated", "auroc eps=10")]
-    assert "budget stopped training at 700 iterations" in mean.cause and "no experiment run" in mean.status
+    assert "budget stopped training at 700 iterations" in mean.cause and "no experiment run" in mean.tried
     assert scorecard.sweep_records_diagnoses(tmp_path / "missing.csv") == ()
     bare = rows.iloc[[1]].assign(records_se=np.nan, z=np.nan)  # the records' bare 0.5: no standard error
     bare.to_csv(path, index=False)
     (d,) = scorecard.sweep_records_diagnoses(path)
-    assert "without a z" in d.cause and "cap stopped the run" in d.cause and "z = nan" in d.status
+    assert "without a z" in d.cause and "cap stopped the run" in d.cause and "z = nan" in d.tried
 
 
-def test_diagnoses_label_only_rows_at_the_scale_they_were_measured():
+def _diagnose(monkeypatch, key, status="explained", **fields):
+    """Make ``key`` the one diagnosed cell, claiming ``status`` with the interface's fields
+    (``evidence``, ``output``, ``tried``, ``trained``); ``fields=None``: a diagnosis without them."""
+    d = scorecard.Diagnosis(key=key, cause="a test cause", status=status, experiment="benchmarks/x.py::f()",
+                            **fields)
+    monkeypatch.setattr(scorecard, "DIAGNOSED", {key: (d, "")})
+    monkeypatch.setattr(scorecard, "EXPLANATIONS", {key: "a test cause"} if status == "explained" else {})
+    monkeypatch.setattr(scorecard, "status", lambda t, r, c, v: "" if v != "differs" else (
+        (f"unexplained: tried {d.tried}" if d.status == "unexplained" else d.status)
+        if (t, r, c) == key else scorecard.NOT_DIAGNOSED))
+    return d
+
+
+def test_diagnoses_label_only_rows_at_the_scale_they_were_measured(monkeypatch):
     """A cause found on the archived row is not a reduced-profile row's: the same explained key at
     ``smoke`` reads "not diagnosed at the smoke profile" and counts as not diagnosed."""
+    _diagnose(monkeypatch, ("table4", "cervical_cancer", "turing"), evidence=0.5, output="results/experiments/x.csv")
     key = {"table": "table4", "row": "cervical_cancer", "column": "turing", "ours": 0.90, "runs": "test"}
     at = {p: scorecard.build(pd.DataFrame([{**key, "profile": p}])).set_index(["table", "row", "column"])
           .loc[("table4", "cervical_cancer", "turing")] for p in ("large", "smoke", "book")}
     assert at["large"]["status"] == "explained" and at["large"]["explanation"]
+    assert at["large"]["output"] == "results/experiments/x.csv" and at["large"]["evidence"] == 0.5
     for p in ("smoke", "book"):
         assert at[p]["verdict"] == "differs"
         assert at[p]["status"] == f"{scorecard.NOT_DIAGNOSED} at the {p} profile"
         assert at[p]["explanation"] == ""
     counts = rules.verdict_counts(scorecard.build(pd.DataFrame([{**key, "profile": "smoke"}])))
-    assert counts.loc["table4", "of which not diagnosed"] == 1 and counts.loc["table4", "outside with cause"] == 0
+    assert counts.loc["table4", "of which not diagnosed"] == 1 and counts.loc["table4", "explained"] == 0
 
 
 def test_scale_free_causes_label_reduced_profile_rows_too():
@@ -747,4 +834,222 @@ def test_scale_free_causes_label_reduced_profile_rows_too():
         {"table": "figure4", "row": "borealis", "column": "e1 after 1000 iterations", "ours": 376571.0},
     ]).assign(runs="test", profile="smoke")).dropna(subset=["ours"]).set_index(["table", "row", "column"])
     assert (card["verdict"] == "differs").all()
-    assert (card["status"] == "explained").all() and (card["explanation"].str.len() > 0).all()
+    assert card.loc[("table7", "credit", "N"), "status"] == "explained"
+    # Figure 4's cause keeps its diagnosis at the smoke profile (held to its evidence: explained or partly)
+    assert card.loc[("figure4", "borealis", "e1 after 1000 iterations"), "status"] in ("explained", "partly explained")
+    assert (card["explanation"].str.len() > 0).all()
+
+
+# -- issue #36: kinds of rows, verdicts a skeptical reader can trust, statuses held to their evidence -------------
+
+def test_kinds_facts_of_the_code_and_data_and_measured_numbers():
+    """Table 3, Table 7's counts, Figure 2's fixed partitions and Figure 12's implied values are facts;
+    Table 2 (the behaviour probes), Setting A, synthcity's re-partitioned counts, Figures 3 and 4 are measured;
+    a Table 2 read from the violation switches would be a fact."""
+    ours = pd.concat([scorecard.collect_code(), scorecard.collect_data(), pd.DataFrame([
+        {"table": "table7", "row": "isolet", "column": "auroc", "ours": 0.9678},
+        {"table": "figure2", "row": "borealis", "column": "teacher 0 only", "ours": 137.0},
+        {"table": "figure2", "row": "synthcity", "column": "teacher 0 shared", "ours": 668.0},
+        {"table": "figure3", "row": "updated", "column": "iterations", "ours": 158.0},
+        {"table": "figure12", "row": "smartnoise", "column": "querybased", "ours": 6.2},
+    ]).assign(runs="test")], ignore_index=True)
+    card = scorecard.build(ours).set_index(["table", "row", "column"])
+    kind = card["kind"]
+    assert (kind.loc["table2"] == "measured").all() and (kind.loc["table3"] == "fact").all()  # Table 2: the probes
+    assert (kind.loc["figure12"] == "fact").all()  # the paper prints none: our bound of zero errors
+    assert kind.loc[("table7", "isolet", "N")] == "fact" and kind.loc[("table7", "isolet", "auroc")] == "measured"
+    assert kind.loc[("figure2", "borealis", "teacher 0 only")] == "fact"
+    assert kind.loc[("figure2", "synthcity", "teacher 0 shared")] == "measured"
+    assert kind.loc[("figure3", "updated", "iterations")] == "measured"
+    assert (kind.loc["table4"] == "measured").all()
+    # a Table 2 tick from a probe of a fitted model is a measurement
+    assert scorecard.kind_of("table2", "updated", "data_partition", "probe: rows outside the partition") == "measured"
+    assert scorecard.kind_of("table2", "updated", "data_partition", "the presets' violation switches (no training)") == "fact"
+    # Figure 12's implied values are not counted in the headline
+    assert scorecard.headline(card.reset_index())["measured numbers"] == (kind == "measured").sum()
+
+
+def test_aliases_show_their_sources_verdict_and_are_counted_once():
+    ours = pd.DataFrame([
+        {"table": "table4", "row": "epileptic_seizure", "column": "original", "ours": 0.60},
+        {"table": "figure1", "row": "original", "column": "auroc eps=1", "ours": 0.60},  # the same run
+        {"table": "table5", "row": "average", "column": "original", "ours": 0.61},  # another run: measured
+    ]).assign(runs="test")
+    card = scorecard.build(ours)
+    got = card.set_index(["table", "row", "column"])
+    source = got.loc[("table4", "epileptic_seizure", "original")]
+    for key in (("figure1", "original", "auroc eps=1"), ("table12", "epileptic_seizure", "original D"),
+                ("table6", "epileptic_seizure", "non_conditional"), ("table11", "original", "N/1000")):
+        if key not in got.index:  # Table 11 prints no original column
+            continue
+        row = got.loc[key]
+        assert row["kind"] == "alias" and row["alias_of"] == "table4/epileptic_seizure/original", key
+        assert row["verdict"] == source["verdict"] and row["status"] == source["status"]
+    assert got.loc[("table5", "average", "original"), "kind"] == "measured"
+    # Table 6's Δ of the non-conditional column is Table 1's Δ of original
+    assert scorecard.alias_sources([("table6", R.DELTA_ROW, "non_conditional"), ("table1", R.DELTA_ROW, "original")]) \
+        == {("table6", R.DELTA_ROW, "non_conditional"): ("table1", R.DELTA_ROW, "original")}
+    counts = scorecard.verdict_counts(card)
+    n_alias = (card["kind"] == "alias").sum()
+    assert n_alias >= 3 and counts.loc["figure1", "alias"] >= 1
+    assert counts.loc["all", "tracked"] == len(card) - n_alias
+    by_kind = scorecard.verdict_counts(card, by="kind")
+    assert by_kind.loc["alias", "tracked"] == n_alias and by_kind.loc["all", "tracked"] == len(card) - n_alias
+    with pytest.raises(ValueError, match="by must be"):
+        scorecard.verdict_counts(card, by="section")
+
+
+def test_headline_counts_measured_unique_rows():
+    code = scorecard.collect_code()
+    ours = pd.concat([code[code["table"] != "table2"], pd.DataFrame([
+        {"table": "table4", "row": "epileptic_seizure", "column": "original", "ours": 0.6867},  # reproduced
+        {"table": "table8", "row": "RandomForest", "column": "borealis", "ours": 0.7449,  # uninformative
+         "interval_lo": 0.7449 - 0.274, "interval_hi": 0.7449 + 0.274},
+        {"table": "table8", "row": "MLP", "column": "original", "ours": 0.5},  # at chance (both)
+    ]).assign(runs="test")], ignore_index=True)
+    card = scorecard.build(ours)
+    h = scorecard.headline(card)
+    assert list(h.index) == list(scorecard.HEADLINE_ROWS)
+    measured = card[card["kind"] == "measured"]
+    assert h["measured numbers"] == len(measured) and h["compared"] == 3
+    assert (h["reproduced"], h["uninformative"], h["at chance (both)"]) == (1, 1, 1)
+    assert h.attrs["text"].startswith(f"1 of the paper's {len(measured)} measured numbers reproduced")
+    # the facts (Tables 2, 3) and the aliases of the Table 4 cell (Table 12's D, Figure 1's ε = 1, ...) are left out
+    assert h["measured numbers"] == int((card["kind"] == "measured").sum())
+    assert not (card.loc[card["kind"] == "measured", "table"] == "table3").any()
+
+
+@pytest.mark.parametrize("row, limit, expected", [
+    # the issue's cases (their tolerances as the archived card gave them): a tolerance that admits chance
+    # makes a match uninformative
+    (_row("table8", "RandomForest", "borealis", 0.5076, 0.7449), 0.387, "uninformative"),
+    (_row("table9", "MLP", "borealis", 0.4453, 0.7889), 0.557, "uninformative"),  # AUPRC: admits π = 0.0017
+    (_row("table4", "cervical_cancer", "original", 0.9265, 0.92), 0.05, "reproduced"),  # 0.5 is far outside
+    (_row("table4", "cervical_cancer", "original", 0.9265, 0.85), 0.05, "differs"),
+    # ours within its tolerance of chance: the paper's value is beyond chance's reach, but a chance-level
+    # generator would match it too (AUROC: 0.54 is 0.04 from 0.5; Credit AUPRC: 0.008 is 0.0063 from π)
+    (_row("table4", "cervical_cancer", "original", 0.58, 0.54), 0.05, "uninformative"),
+    (_row("table4", "cervical_cancer", "original", 0.58, 0.56), 0.05, "reproduced"),  # 0.06 from chance
+    (_row("table9", "LogisticRegression", "synthcity", 0.0200, 0.0080), 0.013, "uninformative"),
+    # AUPRC at a low multiple of the base rate is at chance only where the same runs' AUROC is
+    (_row("table4_auprc", "isolet", "smartnoise", 0.2683, 0.2148, twin_paper=0.6152, twin_ours=0.58), 0.018,
+     "differs"),
+    (_row("table4_auprc", "isolet", "smartnoise", 0.2683, 0.2148, twin_paper=0.51, twin_ours=0.50), 0.018,
+     "at chance (both)"),
+    (_row("table4_auprc", "isolet", "smartnoise", 0.2683, 0.2148), 0.018, "differs"),  # no twin known: not chance
+    # an exact deterministic match is reproduced, not at chance
+    (_row("setting_a", "LDA", "epileptic_seizure", 0.4811, 0.481119), 0.01, "reproduced"),
+    (_row("setting_a", "LDA", "epileptic_seizure", 0.4811, 0.4850), 0.01, "at chance (both)"),
+])
+def test_uninformative_chance_twin_and_exact_match_rules(row, limit, expected):
+    assert rules.verdict(row, limit=limit) == expected
+
+
+def test_auroc_twins_of_the_auprc_cells():
+    assert scorecard.auroc_twin("table4_auprc", "isolet", "smartnoise") == ("table4", "isolet", "smartnoise")
+    assert scorecard.auroc_twin("table9", "MLP", "borealis") == ("table8", "MLP", "borealis")
+    assert scorecard.auroc_twin("table10", "LDA", "turing") == ("table5", "LDA", "turing")
+    assert scorecard.auroc_twin("figure7", "synthcity", "auprc eps=5") == ("figure6", "synthcity", "auroc eps=5")
+    assert scorecard.auroc_twin("figure9", "original", "auprc eps=1") == ("figure1", "original", "auroc eps=1")
+    assert scorecard.auroc_twin("table7", "credit", "auprc") == ("table7", "credit", "auroc")
+    assert scorecard.auroc_twin("table4", "isolet", "smartnoise") is None
+    keys = set(zip(*(scorecard.paper_numbers()[c] for c in ("table", "row", "column"))))
+    for key in keys:  # every AUPRC the paper prints has its AUROC twin in the paper
+        twin = scorecard.auroc_twin(*key)
+        assert twin is None or twin in keys, (key, twin)
+    assert sum(scorecard.auroc_twin(*k) is not None for k in keys) > 100
+
+
+def test_build_reads_the_auroc_twin_for_the_auprc_chance_rule():
+    """ISOLET smartnoise: AUPRC within 1.5 x the base rate on both sides, AUROC well above chance."""
+    ours = pd.DataFrame([
+        {"table": "table4", "row": "isolet", "column": "smartnoise", "ours": 0.63},
+        {"table": "table4_auprc", "row": "isolet", "column": "smartnoise", "ours": 0.2148},  # fallback ±0.019
+    ]).assign(runs="test", profile="large")
+    got = scorecard.build(ours).set_index(["table", "row", "column"])
+    assert got.loc[("table4_auprc", "isolet", "smartnoise"), "verdict"] == "differs"
+    # turing on ISOLET: the paper's AUROC 0.5000 and AUPRC 0.1924 (the base rate); ours at chance in both
+    turing = ours.assign(column="turing", ours=[0.5, 0.20])
+    at_chance = scorecard.build(turing).set_index(["table", "row", "column"])
+    assert at_chance.loc[("table4_auprc", "isolet", "turing"), "verdict"] == "at chance (both)"
+    learned = scorecard.build(turing.assign(ours=[0.63, 0.20])).set_index(["table", "row", "column"])
+    assert learned.loc[("table4_auprc", "isolet", "turing"), "verdict"] == "uninformative"
+
+
+@pytest.mark.parametrize("claimed, evidence, expected", [
+    ("explained", 0.52, "explained"),  # within the tolerance (0.05) of the paper's 0.5
+    ("explained", 0.70, "partly explained"),  # toward the paper's from ours (0.90), not within
+    ("explained", 0.30, "partly explained"),  # on the paper's other side: brackets it
+    ("explained", 0.95, "unexplained: tried"),  # away from the paper's
+    ("explained", None, "plausible"),  # no number
+    ("partly explained", 0.50, "partly explained"),  # never higher than the claim
+    ("plausible", 0.50, "plausible"),
+    ("unexplained", 0.50, "unexplained: tried"),
+])
+def test_statuses_are_held_to_their_evidence(monkeypatch, claimed, evidence, expected):
+    key = ("table4", "cervical_cancer", "turing")  # paper 0.5000
+    _diagnose(monkeypatch, key, claimed, evidence=evidence, output="results/experiments/x.csv", tried="a probe",
+              trained=False)
+    card = scorecard.build(pd.DataFrame([{"table": key[0], "row": key[1], "column": key[2], "ours": 0.90,
+                                          "runs": "test", "profile": "large"}]))
+    got = card.set_index(["table", "row", "column"]).loc[key]
+    assert got["verdict"] == "differs" and got["status"].startswith(expected), got["status"]
+    assert got["output"] == "results/experiments/x.csv" and got["trained"] is False
+    said = "unexplained: tried a probe" if claimed == "unexplained" else claimed
+    assert scorecard.evidence_status(said, evidence=evidence, paper=0.5, ours=0.9, limit=0.05).startswith(expected)
+    counts = scorecard.verdict_counts(card)
+    level = scorecard.status_level(got["status"])
+    assert counts.loc["table4", level] == 1
+    if level == "unexplained":
+        assert counts.loc["table4", "of which nothing trained"] == 1
+        assert scorecard.headline(card)["unexplained, nothing trained"] == 1
+    # the alias (Table 12's D column) shows the same status
+    assert card.set_index(["table", "row", "column"]).loc[("table12", "cervical_cancer", "turing D"), "status"] \
+        == got["status"]
+
+
+def test_a_diagnosis_without_evidence_fields_keeps_its_status(monkeypatch):
+    """Before the diagnoses carry ``evidence``, the claimed status stands (no field, no lowering)."""
+    from types import SimpleNamespace
+
+    key = ("table4", "cervical_cancer", "turing")
+    d = SimpleNamespace(key=key, status="explained")
+    monkeypatch.setattr(scorecard, "DIAGNOSED", {key: (d, "")})
+    monkeypatch.setattr(scorecard, "status", lambda t, r, c, v: "explained" if (t, r, c) == key and v == "differs"
+                        else "")
+    card = scorecard.build(pd.DataFrame([{"table": key[0], "row": key[1], "column": key[2], "ours": 0.90,
+                                          "runs": "test"}])).set_index(["table", "row", "column"])
+    assert card.loc[key, "status"] == "explained" and pd.isna(card.loc[key, "evidence"])
+
+
+def test_a_cell_drawn_several_times_is_judged_by_the_distribution_of_its_draws(monkeypatch):
+    """Issue #36, deliverable 3: an archived Table 4 cell with at least MIN_DRAWS independent draws
+    (master seeds) shows their mean, and the paper's value is judged against the 90 % prediction
+    interval of one more draw; a reduced-profile row of the same cell keeps its own single draw."""
+    from scipy import stats
+
+    from pategan_audit import tolerances
+
+    values = (0.70, 0.74, 0.78, 0.82, 0.86, 0.90)
+    fake = {"table4/cervical_cancer/borealis": tolerances.Draws(
+        "table4/cervical_cancer/borealis", ("1", "2", "3", "4", "5", "0 (utility_large)"), values, 0.6400,
+        tolerances.percentile_of(0.6400, values))}
+    monkeypatch.setattr(tolerances, "draws_distribution", lambda key, **w: fake.get(key))
+    row = {"table": "table4", "row": "cervical_cancer", "column": "borealis", "ours": 0.90, "runs": "archive",
+           "interval_lo": 0.88, "interval_hi": 0.92}
+    card = scorecard.build(pd.DataFrame([{**row, "profile": "large"}])).set_index(["table", "row", "column"])
+    got = card.loc[("table4", "cervical_cancer", "borealis")]
+    half = stats.t.ppf(0.95, 5) * np.std(values, ddof=1) * np.sqrt(1 + 1 / 6)
+    assert got["draws"] == 6 and got["ours"] == pytest.approx(np.mean(values))
+    assert got["tolerance"] == pytest.approx(half) and "prediction interval" in got["rule"]
+    assert got["verdict"] == ("reproduced" if abs(np.mean(values) - 0.64) <= half else "differs")
+    assert got["verdict"] == "reproduced"  # 0.64 lies below every draw, inside the interval of one more
+    # the single archived draw (0.90) against a tolerance of its own would have said "differs"
+    single = scorecard.build(pd.DataFrame([{**row, "profile": "book"}])).set_index(["table", "row", "column"])
+    assert single.loc[("table4", "cervical_cancer", "borealis"), "draws"] == 0
+    assert single.loc[("table4", "cervical_cancer", "borealis"), "ours"] == 0.90
+    # too few draws: one draw against one draw, as before
+    fake["table4/cervical_cancer/borealis"] = tolerances.Draws(
+        "table4/cervical_cancer/borealis", ("1", "0 (utility_large)"), values[:2], 0.64, 0.0)
+    few = scorecard.build(pd.DataFrame([{**row, "profile": "large"}])).set_index(["table", "row", "column"])
+    assert few.loc[("table4", "cervical_cancer", "borealis"), "draws"] == 0

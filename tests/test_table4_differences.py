@@ -1,19 +1,15 @@
 """benchmarks/table4_differences.py: an experiment checks the archived cell it is compared with
 before it trains anything (a missing cell once cost an hour of fits that could not be saved)."""
-import importlib.util
 from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "table4_differences.py"
+from ._benchmarks import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def t4():
-    spec = importlib.util.spec_from_file_location("table4_differences", _PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("table4_differences")
 
 
 def test_archived_cell_reads_the_committed_table4_cell(t4):

@@ -1,19 +1,23 @@
-"""Diagnosed differences between the paper's numbers and ours (issue #13, deliverable 3).
+"""Diagnosed differences between the paper's numbers and ours (ganev2025elusive §5-6; implementation
+notes §utility.table4-differences).
 
-Each :class:`Diagnosis` names one scorecard cell ``(table, row, column)``, the cause found, whether
-an experiment supports it (``explained``) or what was tried (``unexplained: tried ...``), the
-experiment (``benchmarks/<script>.py::<function>(...)``; ``tests/test_scorecard.py`` checks it
-exists) and its numbers. The hand-written diagnoses come first; the per-classifier ones of
-Tables 5 and 10 are read from the committed experiment outputs under ``results/experiments/``
-(:func:`per_classifier_diagnoses`). :func:`aliases` carries a diagnosis to the other names the
-paper prints the same runs under, :data:`EXPLANATIONS` holds the explained ones (and two data
-facts), and :func:`status` says where any cell outside its tolerance stands. The scorecard
-(:mod:`pategan_audit.scorecard`) shows all of it beside each verdict; implementation notes
-§utility.table4-differences.
+Each :class:`Diagnosis` names one scorecard cell ``(table, row, column)``, the cause found, the
+status it claims (explained / partly explained / plausible / unexplained), the experiment that
+tests it (``benchmarks/<script>.py::<function>(...)``) and the committed file under
+``results/experiments/`` its numbers are read from. The causes are data: ``diagnoses.toml`` beside
+this module, one entry per cause, each quoted number with the rule that reads it from its file
+(:func:`read_quote`; ``tests/test_diagnoses_evidence.py`` recomputes every one). The per-classifier
+cells of Tables 5 and 8-10, Credit's Setting A and the Epileptic sweep points are computed from
+their committed files (:func:`per_classifier_diagnoses`, :func:`setting_a_spread_diagnoses`,
+:func:`sweep_records_diagnoses`). :func:`aliases` carries a diagnosis to the other names the paper
+prints the same runs under, :data:`EXPLANATIONS` holds the explained ones (and two data facts),
+and :func:`status` says where any cell outside its tolerance stands; the scorecard
+(:mod:`pategan_audit.scorecard`) holds each claim to its evidence.
 """
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,9 +26,9 @@ import pandas as pd
 from . import reference as R
 from .runner import REPO_ROOT
 
-__all__ = ["Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPLANATIONS", "NOT_DIAGNOSED", "EXPERIMENTS_DIR", "SCALE_FREE", "aliases",
-           "diagnoses_table", "per_classifier_diagnoses", "setting_a_spread_diagnoses", "status",
-           "sweep_records_diagnoses"]
+__all__ = ["Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPLANATIONS", "NOT_DIAGNOSED", "EXPERIMENTS_DIR", "SCALE_FREE",
+           "STATUSES", "DATA_FILE", "aliases", "diagnoses_table", "load_entries", "per_classifier_diagnoses",
+           "read_quote", "setting_a_spread_diagnoses", "status", "sweep_records_diagnoses"]
 
 #: An archived AUROC within this of the paper's is inside every tolerance (= ``scorecard.FLOOR_AUROC``).
 SMALLEST_TOLERANCE = 0.01
@@ -32,414 +36,172 @@ SMALLEST_TOLERANCE = 0.01
 #: (Credit's 0.0017; ``scorecard._floor``).
 SMALLEST_AUPRC_TOLERANCE = min(SMALLEST_TOLERANCE, *R.base_rates().values())
 
+#: The claims a diagnosis can make, most supported first (issue #36, deliverable 4).
+STATUSES = ("explained", "partly explained", "plausible", "unexplained")
+
+#: The hand-written causes (one entry per cause; its header says the fields).
+DATA_FILE = Path(__file__).with_name("diagnoses.toml")
+#: Committed results of the experiments in ``benchmarks/``, each with a ``<name>.meta.json``.
+EXPERIMENTS_DIR = REPO_ROOT / "results" / "experiments"
+
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """The diagnosed cause of one scorecard difference (issue #13, deliverable 3).
+    """The diagnosed cause of one scorecard difference (ganev2025elusive §5-6).
 
     key: ``(table, row, column)`` as in the scorecard.
     cause: what makes the numbers differ, in a few words.
-    status: ``"explained"`` when an experiment supports the cause; otherwise
-        ``"unexplained: tried ..."`` naming what was tried and what it showed.
-    experiment: how to reproduce the evidence: ``benchmarks/<script>.py::<function>(<arguments>)``
-        (``tests/test_scorecard.py`` checks that the function exists).
-    measured: the experiment's numbers (date and machine load in the script's docstring).
-    preset_bug: where the cause is a preset that behaves unlike the authors' harness, what
-        differs (the lead decides on the fix); empty otherwise.
-    scale_free: the cause is a fact of the data, the code or a formula, true of the number at every
-        profile; otherwise it was measured against the archived row and labels only rows at an
-        archived scale (:data:`SCALE_FREE`, ``scorecard.REDUCED_PROFILES``).
+    status: the claim, one of :data:`STATUSES`; the scorecard lowers ``"explained"`` where
+        ``evidence`` is not within the cell's tolerance of the paper's value.
+    experiment: how to reproduce the evidence: ``benchmarks/<script>.py::<function>(<arguments>)``.
+    measured: the experiment's numbers as text, each read from ``output`` (numbers no committed
+        file keeps follow "not in a committed output:" and are never evidence).
+    preset_bug: where the cause is a preset that behaves unlike the authors' harness, what differs.
+    scale_free: the cause is a fact of the data, the code or a formula, true at every profile;
+        otherwise it labels only rows at an archived scale (:data:`SCALE_FREE`).
+    evidence: the experiment's number for this cell, read from ``output``; None when none is quoted.
+    output: the committed file under ``results/experiments/`` (relative to the repository root)
+        the numbers are read from; "" when none.
+    tried: what was tried (for an unexplained cell).
+    trained: whether anything was trained, audited or scored for it (False: a comparison with the
+        authors' records, a derivation).
     """
 
     key: tuple[str, str, str]
     cause: str
     status: str
     experiment: str
-    measured: str
+    measured: str = ""
     preset_bug: str = ""
     scale_free: bool = False
+    evidence: float | None = None
+    output: str = ""
+    tried: str = ""
+    trained: bool = True
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"diagnosis {self.key}: status {self.status!r} is not one of {STATUSES}; "
+                             "say what was tried in `tried`, not in the status")
 
     @property
     def explained(self) -> bool:
         return self.status == "explained"
 
 
-_T4 = "benchmarks/table4_differences.py"
-
-#: Every diagnosed difference, explained or not (implementation notes
-#: §utility.table4-differences). Only the explained ones enter :data:`EXPLANATIONS` (and so the
-#: "outside with cause" count); the others stay here with what was tried.
-DIAGNOSES: tuple[Diagnosis, ...] = (
-    *(Diagnosis(
-        key=(table, "cervical_cancer", "turing"),
-        cause="the authors' harness decodes the label as an INTEGER column by truncation (astype(int), B4): "
-              "it is 1 only where the float32 sigmoid saturates to 1.0, which never happens on Cervical, so "
-              "all 25 tables are single-class (AUROC 0.5, AUPRC = prevalence 0.0640); the preset one-hot "
-              "encoded the label until 2026-11-25 (archive then: 0.9885)",
-        status="explained",
-        experiment=f"{_T4}::turing_label_decoding(dataset='cervical_cancer', n_models=3, n_tables=3)",
-        measured="same 3 models x 3 tables, 10,000 iterations: harness decoding 0.5000 / 0.0640 (9 of 9 tables "
-                 "single-class; in a 2-model probe label outputs peaked at 0.997 and 0.982, none at 1.0); rounding instead of truncation "
-                 "0.9679 / 0.7768 (0 single-class); the one-hot label 0.9850 / 0.7968; the archive recomputed with "
-                 "the fixed preset (5 x 5, 10,000 iterations): 0.5000 / 0.0640, 25 of 25 tables single-class",
-        preset_bug="fixed 2026-11-25: turing's label_encoding='harness' is the default (an INTEGER label plus "
-                   "the unfilled nfeatures = d + 1 column) and the utility benchmark applies the utility "
-                   "harness's truncation and B = 128 (UTILITY_HARNESS_OVERRIDES)",
-    ) for table in ("table4", "table4_auprc")),
-    *(Diagnosis(
-        key=(table, "cervical_cancer", "original"),
-        cause="draw-to-draw variance of best-of-25 over 5 models: the archive's draw has 3 of 5 models that emit "
-              "one label class only; a second draw reaches the paper's value, which is one draw of the "
-              "authors' seed-13 stream (the bootstrap over our 5 models cannot exceed our best table)",
-        status="explained",
-        experiment=f"{_T4}::original_second_draw(n_models=5, n_tables=5, seed=1)",
-        measured="second draw (master seed 1, archive pipeline): 0.8954 / 0.5240 (paper 0.9265 / 0.5280), 1 of 5 "
-                 "models single-class, per-model mean AUROC 0.77, 0.75, 0.62, 0.69, 0.50; archive draw (seed 0): "
-                 "0.7158 / 0.3126, 3 of 5 models single-class; preset settings k = 2, B = 128, 10,000 iterations, "
-                 "sigma from int(-log10 1e-5) = 5 match the harness",
-    ) for table in ("table4", "table4_auprc")),
-    *(Diagnosis(
-        key=(table, "cervical_cancer", "smartnoise"),
-        cause="draw-to-draw variance of best-of-25: the archive's draw (master seed 0) is the highest of five "
-              "independent draws at the protocol; the paper's value lies inside the range of the other four "
-              "(its number is one draw of the authors' seed-13 stream)",
-        status="explained",
-        experiment=f"{_T4}::smartnoise_draws(seeds=(1, 2, 3, 4), n_models=5, n_tables=5)",
-        measured="best-of-25 AUROC / AUPRC at master seeds 1-4 (archive pipeline, 33 iterations each): "
-                 "0.8316 / 0.4648, 0.8602 / 0.5078, 0.8430 / 0.4451, 0.8064 / 0.3540; archive (seed 0) "
-                 "0.9180 / 0.5553; paper 0.8025 / 0.4536; per-table mean AUROC 0.52-0.56 in every draw, "
-                 "no single-class table",
-    ) for table in ("table4", "table4_auprc")),
-    Diagnosis(
-        key=("table4", "epileptic_seizure", "borealis"),
-        cause="the archive's 2,000-iteration cap (at the paper's cap the budget stops borealis at 3,252) and "
-              "best-of-4 instead of best-of-25: the tables are near chance in both runs and their best-of-n "
-              "grows with n; the authors' records show the same jump from their best-of-9 to best-of-25",
-        status="explained",
-        experiment=f"{_T4}::borealis_best_of_n(n_models=3, n_tables=3)",
-        measured="3 models x 3 tables at the paper's cap (3,252 iterations): per-table mean 0.524 (records 0.506 "
-                 "+- 0.006 over 25; archive 0.494 at 2,000), best-of-n 0.532 (n=1), 0.605 (n=4), 0.615 (n=9) "
-                 "against the archive's best-of-4 0.542 and the records' best-of-9 at eps 0.5 / 5 of 0.625 / "
-                 "0.606; the paper's 0.673 is best-of-25 at a per-table mean equal to its eps 0.5 / 5 runs",
-    ),
-    Diagnosis(
-        key=("table11", "borealis", "N/5000"),
-        cause="best-of-4 instead of the paper's best-of-25: with k = 2 teachers borealis's tables are near chance "
-              "(per-table mean AUROC 0.502 at the paper's cap) and their best-of-n grows with n, as at N/1000; at "
-              "n = 9 it is within the scorecard's tolerance of the paper's value (the cap alone does not move it: "
-              "best-of-4 0.5814 at 3,252 iterations, 0.5819 in the archive at 2,000)",
-        status="explained",
-        experiment=f"{_T4}::borealis_best_of_n(n_models=3, n_tables=3, num_teachers=2)",
-        measured="2026-11-27, 2,187 s wall-clock at load 3.3-4.8 (2 cores): 3 models x 3 tables at the paper's cap "
-                 "(budget stop at 3,252 iterations), master seed 1: best-of-n AUROC 0.5237 (n = 1), 0.5814 (4), "
-                 "0.6097 (7), 0.6105 (9); AUPRC 0.3552 / 0.4220 / 0.4579 (n = 1 / 4 / 9); per-table mean AUROC "
-                 "0.5021 (sd 0.0210); the paper's best-of-25 0.6363",
-    ),
-    Diagnosis(
-        key=("table12", "epileptic_seizure", "borealis P"),
-        cause="not settled: with [49]'s hyperparameters borealis's tables are single-class at the archive's "
-              "2,000-iteration cap (4 of 4) and at chance at the paper's cap (the budget stops it at 3,252 "
-              "iterations: one model's two tables single-class, the other's per-table AUROC 0.485 and 0.509); the "
-              "paper's 0.6069 is a best of 25 tables; whether 25 tables at chance reach it is not tested",
-        status="unexplained: tried the paper's cap (budget stop at 3,252 iterations), 2 models x 2 tables at "
-               "master seed 1: best-of-n 0.5000 / 0.5000 / 0.5223 / 0.5488 (n = 1-4), per-table mean AUROC 0.4987, "
-               "2 of 4 tables single-class, against the archive's 0.5000 at 2,000 (4 of 4 single-class) and the "
-               "paper's best-of-25 0.6069; best-of-25 at the paper's cap not run",
-        experiment=f"{_T4}::borealis_best_of_n(n_models=2, n_tables=2, overrides={{'hyperparameters': 'paper'}})",
-        measured="2026-11-27, 585 s wall-clock at load 2.4-4.8 (2 cores): AUROC best-of-4 0.5488, AUPRC 0.3910; "
-                 "per-table mean AUROC 0.4987 (sd 0.0099), AUPRC 0.2703; 3,252 iterations, 123 s of fitting per model",
-    ),
-    Diagnosis(
-        key=("table12", "epileptic_seizure", "original P"),
-        cause="the archive's 2,000-iteration cap (original always runs 10,000 in the paper): with [49]'s "
-              "hyperparameters original's label output has not left one class by 2,000 iterations (4 of 4 tables "
-              "single-class, AUROC 0.5); at the paper's 10,000 both tables keep two classes and best of 2 is "
-              "within 0.01 of the paper's best of 25, as for the default hyperparameters (Table 4's cell)",
-        status="explained",
-        experiment=f"{_T4}::best_of_n_at_cap(implementation='original', n_models=1, n_tables=2, overrides={{'hyperparameters': 'paper'}})",
-        measured="2026-11-27, 441 s wall-clock at load 0.7-2.1 (2 cores): 1 model x 2 tables at 10,000 iterations, "
-                 "master seed 1: best of 1 / 2 AUROC 0.6708 / 0.6783, AUPRC 0.5313 / 0.5400, per-table mean AUROC "
-                 "0.6705 (sd 0.0005), no table single-class; the archive (2,000 iterations, best of 4) 0.5000; the "
-                 "paper's best of 25 0.6876",
-    ),
-    Diagnosis(
-        key=("table4", "epileptic_seizure", "turing"),
-        cause="the archive's 2,000-iteration cap: with the harness's truncated INTEGER label the label output "
-              "reaches 1.0 for a few rows only after longer training; at 2,000 iterations no row does, so every "
-              "table is single-class (AUROC 0.5); at the paper's 10,000 iterations the tables keep two classes "
-              "and score near the paper",
-        status="explained",
-        experiment=f"{_T4}::turing_epileptic_labels(n_models=1, n_tables=2, max_iter=10000)",
-        measured="harness decoding, 1 model x 2 tables, 10,000 iterations (2026-11-25, load ~5): 17 and 14 "
-                 "positive labels of 7,360, best-of-2 AUROC 0.6939 (per-table mean 0.6626), AUPRC 0.5076, against "
-                 "the paper's best-of-25 0.7425; at 2,000 iterations: 0 positive labels (AUROC 0.5), as in the "
-                 "archive recomputed with the fixed preset (best-of-4 0.5000, 4 of 4 tables single-class; "
-                 "with the one-hot label it was 0.6881)",
-        preset_bug="fixed 2026-11-25 (see the Cervical row); the cell needs the paper's 10,000-iteration cap "
-                   "on Epileptic, which the archive does not run",
-    ),
-    *(Diagnosis(
-        key=(table, clf, "turing"),
-        cause="the same as Table 4's turing on Epileptic: at the archive's 2,000-iteration cap the harness's "
-              "truncated INTEGER label is never 1, every synthetic table is single-class, and every classifier "
-              f"scores {'AUROC 0.5' if table == 'table5' else 'AUPRC = the test prevalence (0.20)'}",
-        status="explained",
-        experiment=f"{_T4}::turing_epileptic_labels(n_models=1, n_tables=2, max_iter=10000)",
-        measured="archive (fixed preset, 2 x 2 tables at 2,000 iterations): 4 of 4 tables single-class; at "
-                 "10,000 iterations the label saturates for 17 and 14 of 7,360 rows",
-        preset_bug="",
-    ) for table in ("table5", "table10") for clf in R.CLASSIFIERS),
-    *(Diagnosis(
-        key=("table4", "epileptic_seizure", impl),
-        cause="best-of-4 instead of best-of-25 (likely): the per-table mean agrees with the records and the "
-              f"budget stops {impl} long before the 2,000 cap",
-        status=f"unexplained: tried per-table means against the records ({note}); 9 new tables of the same "
-               f"protocol (master seed 1): best of 4 {b4}, of 9 {b9}, still below the paper; best-of-25 not run",
-        experiment=f"{_T4}::epileptic_mean_vs_records()",
-        measured=note,
-    ) for impl, note, b4, b9 in (
-        ("updated", "ours 0.4833 +- 0.0076, records 0.4935 +- 0.0082, z = -0.9; 158 iterations", "0.5725", "0.5951"),
-        ("synthcity", "ours 0.5233 +- 0.0100, records 0.5166 +- 0.0082, z = 0.5; 8 iterations", "0.6541", "0.6667"),
-    )),
-    Diagnosis(
-        key=("table4", "epileptic_seizure", "original"),
-        cause="the archive's 2,000-iteration cap (original always runs 10,000 in the paper): at 10,000 iterations "
-              "the per-table mean reaches the records'; what remains is best of 2-4 tables against 25",
-        status="explained",
-        experiment=f"{_T4}::original_epileptic_long(n_models=1, n_tables=2, max_iter=10000)",
-        measured="per-table mean AUROC 0.6399 (sd 0.0060, 2 tables) at 10,000 iterations against the records' 0.6261 "
-                 "+- 0.0030 and the archive's 0.5941 at 2,000; best of 2 at 10,000: 0.6484; archive best of 4: "
-                 "0.6365; paper best of 25: 0.6867",
-    ),
-    # --- the same Epileptic runs in AUPRC (Table 4's second half; Figure 9's ε = 1 point by alias)
-    Diagnosis(
-        key=("table4_auprc", "epileptic_seizure", "turing"),
-        cause="the archive's 2,000-iteration cap, as in AUROC: the harness's truncated INTEGER label is never 1 "
-              "there, every table is single-class and AUPRC is the test prevalence (0.20); at the paper's "
-              "10,000 iterations the tables keep two classes",
-        status="explained",
-        experiment=f"{_T4}::turing_epileptic_labels(n_models=1, n_tables=2, max_iter=10000)",
-        measured="1 model x 2 tables at 10,000 iterations: AUPRC best-of-2 0.5076 (17 and 14 positive labels of "
-                 "7,360) against the paper's best-of-25 0.5856; at 2,000 iterations 0.2000 (0 positives)",
-    ),
-    Diagnosis(
-        key=("table4_auprc", "epileptic_seizure", "borealis"),
-        cause="partly the archive's 2,000-iteration cap and best-of-4: both raise AUPRC, but not to the paper's value",
-        status="unexplained: tried the paper's cap (budget stop at 3,252 iterations) and n up to 9: AUPRC 0.4195 "
-               "(n = 4) and 0.4446 (n = 9) against the archive's 0.3849 and the paper's best-of-25 0.5301; "
-               "best-of-25 at the protocol not run",
-        experiment=f"{_T4}::borealis_best_of_n(n_models=3, n_tables=3)",
-        measured="3 x 3 at the paper's cap: AUPRC best-of-n 0.4195 (n=4), 0.4446 (n=9); archive 0.3849",
-    ),
-    *(Diagnosis(
-        key=("table4_auprc", "epileptic_seizure", impl),
-        cause="best-of-4 instead of best-of-25 (likely), as for the AUROC of the same runs",
-        status=f"unexplained: tried per-table AUROC means against the records ({note}); best-of-25 at the "
-               "protocol not run for this cell",
-        experiment=f"{_T4}::epileptic_mean_vs_records()",
-        measured=note,
-    ) for impl, note in (
-        ("updated", "ours 0.4833 +- 0.0076, records 0.4935 +- 0.0082, z = -0.9; 158 iterations"),
-        ("synthcity", "ours 0.5233 +- 0.0100, records 0.5166 +- 0.0082, z = 0.5; 8 iterations"),
-    )),
-    Diagnosis(
-        key=("table4_auprc", "epileptic_seizure", "original"),
-        cause="not settled: the longer training that closes the AUROC gap does not move AUPRC",
-        status="unexplained: tried the paper's 10,000 iterations (1 model x 2 tables): best of 2 AUPRC 0.5227 "
-               "against the archive's best of 4 at 2,000 (0.5222) and the paper's best of 25 (0.5854)",
-        experiment=f"{_T4}::original_epileptic_long(n_models=1, n_tables=2, max_iter=10000)",
-        measured="AUPRC per-table mean 0.5156 at 10,000 iterations; best of 2 0.5227; archive 0.5222; paper 0.5854",
-    ),
-    Diagnosis(
-        key=("table4_auprc", "cervical_cancer", "updated"),
-        cause="not settled: not draw-to-draw variance; our updated tables are consistently worse than the paper's "
-              "on Cervical (per-table mean AUROC below 0.5)",
-        status="unexplained: tried four more best-of-25 draws at the protocol (master seeds 1-4): AUPRC 0.3667, "
-               "0.4090, 0.3325, 0.2949 and AUROC 0.7828, 0.7713, 0.7799, 0.7263, all below the paper's 0.5129 / "
-               "0.8739 (the archive's AUROC 0.7987 passes only on its wide interval)",
-        experiment=f"{_T4}::updated_draws(seeds=(1, 2, 3, 4), n_models=5, n_tables=5)",
-        measured="best-of-25 AUROC / AUPRC at seeds 1-4: 0.7828 / 0.3667, 0.7713 / 0.4090, 0.7799 / 0.3325, "
-                 "0.7263 / 0.2949; per-table mean AUROC 0.43-0.47; 158 iterations; no single-class table; "
-                 "archive (seed 0) AUPRC 0.2876",
-    ),
-    # --- the audit at 1,000 shadow models per world (Figures 5 and 12)
-    Diagnosis(
-        key=("figure5", "updated", "querybased"),
-        cause="all of updated's Querybased leakage is the output-size channel (4 vs 5 rows), which a generator "
-              "that ignores its data also shows; two of our runs of that channel at the same AUC give 2.48 and "
-              "3.04, so the threshold picked on the validation split moves the bound by more than its interval",
-        status="unexplained: tried the channel decomposition and the calibration line: equal sizes 0.00 and "
-               "controlled 0.00 (all of the 3.04 is the size channel); the ignore-data generator 2.48 at AUC "
-               "0.835 against updated's 3.04 at AUC 0.837; the paper's 2.18 lies below both",
-        experiment="benchmarks/figure5_differences.py::audit_cells()",
-        measured="CP 3.04 (AUC 0.837, test FN 307 / TP 93, FP 0) paper channel; 0.00 fixed size and controlled; "
-                 "ignore-data generator 2.48 (AUC 0.835); paper 2.18",
-    ),
-    Diagnosis(
-        key=("figure5", "synthcity", "groundhog"),
-        cause="not settled: our synthcity's encoder keeps data-derived category lists (V12) and the target is the "
-              "unique maximum of two such columns, so our attack is perfect in both channels; the paper's attack "
-              "made errors",
-        status="unexplained: tried the controlled channel (bounds fixed in advance): 4.67, still perfect (AUC "
-               "1.000), because the category lists stay data-derived; what made the authors' run imperfect was "
-               "not found",
-        experiment="benchmarks/figure5_differences.py::audit_cells()",
-        measured="CP 4.68 paper channel (0 test errors), 4.67 controlled (3 errors of 800); paper 3.90",
-    ),
-    Diagnosis(
-        key=("figure5", "turing", "groundhog"),
-        cause="not settled: the label encoding is not it",
-        status="unexplained: tried the authors' harness label (INTEGER, truncated; 2.95, AUC 0.946) and the "
-               "one-hot label (3.05, AUC 0.953), both at 1,000 per world; both lie above the paper's 2.05",
-        experiment="benchmarks/figure5_differences.py::audit_cells()",
-        measured="CP 2.95 (test FN 214 / TP 186, FP 3), Bayesian 3.27; one-hot (dropped rows, meta) 3.05; paper 2.05",
-    ),
-    Diagnosis(
-        key=("figure12", "synthcity", "querybased"),
-        cause="our near-perfect attack made two wrong guesses among 800 test outputs where the paper's made none: "
-              "the Clopper-Pearson bound barely moves (4.67 against 4.68, within Figure 5's tolerance) but the "
-              "Bayesian bound falls from the zero-error 6.29 to 5.52",
-        status="explained",
-        experiment="benchmarks/figure5_differences.py::audit_cells()",
-        measured="AUC 0.998, test errors 2 of 800 in every channel; CP 4.67, Bayesian 5.52; the paper's Figure 12 "
-                 "value implied by its zero-error Figure 5 cell: 6.29",
-    ),
-    # --- Table 6: original in its conditional mode (utility_variants_large)
-    Diagnosis(
-        key=("table6", "cervical_cancer", "conditional"),
-        cause="draw-to-draw variance of best-of-25 over 5 models: a conditional model either learns how the "
-              "features depend on the label it is fed (per-model mean AUROC up to 0.95) or does not (down to "
-              "0.37); the archive's draw (master seed 0) is the lowest of four, and the paper's value lies "
-              "inside the range of the other three",
-        status="explained",
-        experiment=f"{_T4}::original_conditional(seeds=(1, 2, 3), n_models=5, n_tables=5)",
-        measured="best-of-25 AUROC / AUPRC at master seeds 1-3 (archive pipeline, 10,000 iterations): 0.8336 / "
-                 "0.3394, 0.9762 / 0.7060, 0.8183 / 0.3287; per-table means 0.52, 0.78, 0.54; archive (seed 0) "
-                 "0.7559 / 0.3128; paper 0.9330",
-    ),
-    Diagnosis(
-        key=("table6", "epileptic_seizure", "conditional"),
-        cause="not settled: the archive's 2,000-iteration cap is not it (at the paper's 10,000 the tables score "
-              "about the same), and the tables vary too little for best of 25 to reach the paper's value",
-        status="unexplained: tried the paper's 10,000 iterations (1 model x 2 tables): best of 2 0.6336, per-table "
-               "mean 0.6273 (sd 0.0037), against the archive's 0.6224 (2,000 iterations, best of 4) and the "
-               "paper's 0.7029",
-        experiment=f"{_T4}::original_conditional_epileptic_long(n_models=1, n_tables=2, max_iter=10000)",
-        measured="10,000 iterations: best of 1 / 2 0.6247 / 0.6336, AUPRC 0.5235, per-table mean AUROC 0.6273 (sd "
-                 "0.0037); archive (2,000 iterations, best of 4) 0.6224; paper 0.7029",
-    ),
-    # --- Table 12: [49]'s hyperparameters (P) on Cervical (utility_variants_large)
-    Diagnosis(
-        key=("table12", "cervical_cancer", "original P"),
-        cause="not settled: with [49]'s hyperparameters most of original's models emit one label class (3-4 "
-              "of 5 in every draw), which caps best-of-25 near 0.7; the paper's 0.853 needs most models to "
-              "keep both classes",
-        status="unexplained: tried three more draws at the protocol (best-of-25 0.6594, 0.7270, 0.6915; the "
-               "archive 0.6370): all below the paper's 0.8531, with 3-4 of 5 models single-class in each",
-        experiment=f"{_T4}::hyperparameter_draws(presets=('original', 'updated', 'synthcity'), seeds=(1, 2, 3))",
-        measured="master seeds 1-3: 0.6594 / 0.7270 / 0.6915 (single-class tables 80 %, 68 %, 80 %); archive "
-                 "(seed 0) 0.6370; paper 0.8531",
-    ),
-    *(Diagnosis(
-        key=("table12", "cervical_cancer", f"{preset} P"),
-        cause="not settled: with [49]'s hyperparameters the tables are at chance (per-table mean AUROC ~0.5) and "
-              "best-of-25 of chance tables is ~0.8 on Cervical's 172 test rows; the paper's value is what best "
-              f"of {n} such tables gives, while its smartnoise and borealis P values match best of 25",
-        status=f"unexplained: tried three more draws at the protocol ({draws}): all above the paper's {paper}; "
-               f"the archive's own best-of-n: {curve}",
-        experiment=f"{_T4}::hyperparameter_draws(presets=('original', 'updated', 'synthcity'), seeds=(1, 2, 3))",
-        measured=f"best-of-25 at master seeds 1-3: {draws}; per-table means {means}; archive (seed 0) best of 1 / "
-                 f"2 / 4 / 9 / 25 (best_of_n_curve): {curve}; paper {paper}",
-    ) for preset, n, draws, means, curve, paper in (
-        ("updated", "2-3", "0.8352, 0.8178, 0.8553", "0.51, 0.48, 0.54", "0.560 / 0.618 / 0.719 / 0.781 / 0.848",
-         "0.6581"),
-        ("synthcity", "3-4", "0.8259, 0.7821, 0.8086", "0.49, 0.51, 0.50", "0.486 / 0.600 / 0.698 / 0.770 / 0.846",
-         "0.6867"),
-    )),
-    # --- Figure 4: the first moment after 1,000 iterations of one vote stream (traces_paper)
-    *(Diagnosis(
-        key=("figure4", preset, "e1 after 1000 iterations"),
-        cause="the paper's ≈ 320k lies below what V8/V9's formula gives for any vote stream of 320,000 queries: "
-              "a unanimous vote is the smallest increment (1.1569 at λ = 1, k = 5), so e(1) >= 370,216; ours sits "
-              "1.7 % above that floor and the paper's value 13.6 % below it (an approximate reading, '≈', of a "
-              "log axis spanning eight decades)",
-        status="explained",
-        experiment="benchmarks/trace_differences.py::first_moment_floor()",
-        measured="per-query first-moment increments by vote split n1 = 0..5: 1.1569, 2.0879, 1.5339, 1.5339, "
-                 "2.0879, 1.1569; floor 370,216; ours 376,571 (the stream unanimous on 96.4 % of queries); paper "
-                 "≈ 320,000; updated's floor 46,647 against its ≈ 50k (reproduced)",
-        scale_free=True,  # the paper's value lies below the formula's floor, whatever our run gives
-    ) for preset in ("borealis", "smartnoise")),
-    # --- Figure 8: the per-table mean AUROC at ε = 1 (the records' statistic)
-    Diagnosis(
-        key=("figure8", "turing", "auroc eps=1"),
-        cause="the archive's 2,000-iteration cap: every table is single-class (AUROC 0.5 for every classifier); "
-              "at the paper's 10,000 iterations the per-table mean is near the records'",
-        status="explained",
-        experiment=f"{_T4}::turing_epileptic_labels(n_models=1, n_tables=2, max_iter=10000)",
-        measured="per-table mean AUROC 0.6626 over 2 tables at 10,000 iterations against the records' 0.6085; "
-                 "0.5000 at 2,000",
-    ),
-    Diagnosis(
-        key=("figure8", "original", "auroc eps=1"),
-        cause="the archive's 2,000-iteration cap: at the paper's 10,000 iterations the per-table mean reaches "
-              "the records'",
-        status="explained",
-        experiment=f"{_T4}::original_epileptic_long(n_models=1, n_tables=2, max_iter=10000)",
-        measured="per-table mean AUROC 0.5941 +- 0.0047 at 2,000 iterations (archive), 0.6399 (sd 0.0060, 2 tables) "
-                 "at 10,000; records 0.6261 +- 0.0030",
-    ),
-    # --- Setting A on Cervical: one fit per classifier, the authors' without a random state
-    Diagnosis(
-        key=("setting_a", "AdaBoost", "cervical_cancer"),
-        cause="mostly the library version: the authors' scikit-learn 1.4.1 ran SAMME.R, the archive's 1.9 runs "
-              "SAMME (the panel now runs SAMME.R, pategan_audit.adaboost; the archives keep SAMME)",
-        status="unexplained: tried SAMME.R, which reproduces the records on Epileptic (0.9754) and ISOLET "
-               "(0.9942) to four decimals and moves Cervical from 0.9881 to 0.9034 (record 0.8899); the "
-               "remaining 0.0135 is the same for 25 random states",
-        experiment=f"{_T4}::adaboost_samme_r()",
-        measured="Setting A AUROC SAMME / SAMME.R / record: Cervical 0.9881 / 0.9034 / 0.8899, Epileptic 0.9733 / "
-                 "0.9754 / 0.9754, ISOLET 0.9697 / 0.9942 / 0.9942",
-        preset_bug="fixed 2026-11-25 in the classifier panel (AdaBoost = SAMME.R by default); the archives keep "
-                   "SAMME (archive.ARCHIVE_ADABOOST)",
-    ),
-    *(Diagnosis(
-        key=("setting_a", clf, "cervical_cancer"),
-        cause=f"one draw of {clf}'s randomness: the authors pass no random state, and the record lies inside the "
-              "spread of 25 refits with different states",
-        status="explained",
-        experiment=f"{_T4}::setting_a_seed_spread(dataset='cervical_cancer', seeds=25)",
-        measured=note,
-    ) for clf, note in (
-        ("Bagging", "25 states: AUROC 0.9410-0.9783 (median 0.9619, sd 0.0090); record 0.9644 at the 60th "
-                    "percentile; archive 0.9763"),
-        ("MLP", "25 states: AUROC 0.8735-0.9684 (median 0.9170, sd 0.0275); record 0.9667 at the 96th "
-                "percentile; archive 0.9198"),
-    )),
-    Diagnosis(
-        key=("setting_a", "GBM", "cervical_cancer"),
-        cause="not settled: GBM's random state only breaks ties between equal splits and moves AUROC by ~0.001",
-        status="unexplained: tried 25 random states (AUROC 0.9752-0.9802, sd 0.0011) and the authors' "
-               "scikit-learn 1.4.1 (25 states: 0.9752-0.9797): the record 0.9667 lies below all of them",
-        experiment=f"{_T4}::setting_a_seed_spread(dataset='cervical_cancer', seeds=25)",
-        measured="25 states: 0.9752 / 0.9774 / 0.9802 (min / median / max); the same function run "
-                 "under scikit-learn 1.4.1.post1 (a separate venv, benchmarks/table4_differences.py's docstring) "
-                 "0.9752 / 0.9780 / 0.9797; record 0.9667; archive 0.9785",
-    ),
-    Diagnosis(
-        key=("table7", "cervical_cancer", "auprc"),
-        cause="Setting A's mean AUPRC over the twelve classifiers: SAMME instead of the authors' SAMME.R, and one "
-              "draw of the randomised classifiers; the record lies inside the spread of 25 refits with SAMME.R",
-        status="explained",
-        experiment=f"{_T4}::setting_a_mean_spread(dataset='cervical_cancer', seeds=25)",
-        measured="25 states with SAMME.R: mean AUPRC 0.6161-0.6568 (median 0.6350), record 0.6192 at the 4th "
-                 "percentile; SAMME at one state 0.6426, archive 0.6506",
-    ),
-)
+# ------------------------------------------------------------------------------------------------
+# the data file
+# ------------------------------------------------------------------------------------------------
+_AGGREGATES = {"first": lambda s: s.iloc[0], "mean": "mean", "median": "median", "min": "min", "max": "max"}
 
 
-#: Committed results of the experiments in ``benchmarks/`` that write rows the scorecard reads.
-EXPERIMENTS_DIR = REPO_ROOT / "results" / "experiments"
+def _matches(column: pd.Series, value) -> pd.Series:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return pd.to_numeric(column, errors="coerce").sub(float(value)).abs() <= 1e-9
+    return column.astype(str) == str(value)
+
+
+def read_quote(quote: dict, default_output: str = "", *, root: Path = REPO_ROOT) -> float:
+    """The number one quote of ``diagnoses.toml`` reads from its committed file: the rows where
+    every ``where`` column equals its value, ``column``, reduced by ``agg`` (``first`` needs exactly
+    one row)."""
+    output = quote.get("output", default_output)
+    name = quote.get("name", "?")
+    if not output:
+        raise ValueError(f"quote {name!r} has no output file to be read from: give the entry an `output`")
+    path = Path(root) / output
+    if not path.exists():
+        raise FileNotFoundError(f"quote {name!r}: {output} does not exist; run the experiment with --write "
+                                "or lower the diagnosis to 'plausible'")
+    frame = pd.read_csv(path)
+    where = quote.get("where", {})
+    missing = [c for c in (*where, quote["column"]) if c not in frame.columns]
+    if missing:
+        raise KeyError(f"quote {name!r}: {output} has no column(s) {missing}")
+    rows = frame
+    for col, value in where.items():
+        rows = rows[_matches(rows[col], value)]
+    agg = quote.get("agg", "first")
+    if agg not in _AGGREGATES:
+        raise ValueError(f"quote {name!r}: agg {agg!r} is not one of {sorted(_AGGREGATES)}")
+    if rows.empty or (agg == "first" and len(rows) != 1):
+        raise LookupError(f"quote {name!r}: {len(rows)} rows of {output} match {where} (agg {agg!r} needs "
+                          f"{'exactly one' if agg == 'first' else 'at least one'})")
+    return float(rows[quote["column"]].agg(_AGGREGATES[agg]))
+
+
+def load_entries(path: Path = DATA_FILE) -> list[dict]:
+    """The entries of ``diagnoses.toml``, checked: known status, cells as ``table/row/column``,
+    evidence naming a quote, quotes with a file to be read from."""
+    with open(path, "rb") as f:
+        entries = tomllib.load(f).get("diagnosis", [])
+    for e in entries:
+        where = f"{path.name}, entry {e.get('cells')}"
+        for field in ("cells", "cause", "status", "experiment", "trained"):
+            if field not in e:
+                raise ValueError(f"{where}: missing `{field}`")
+        if e["status"] not in STATUSES:
+            raise ValueError(f"{where}: status {e['status']!r} is not one of {STATUSES}")
+        if e["status"] == "unexplained" and not e.get("tried"):
+            raise ValueError(f"{where}: an unexplained cause says what was tried (`tried`)")
+        names = {q["name"] for q in e.get("quote", [])}
+        for cell, name in e.get("evidence", {}).items():
+            if name not in names:
+                raise ValueError(f"{where}: evidence of {cell} names {name!r}, which is not a quote")
+            if cell not in e["cells"]:
+                raise ValueError(f"{where}: evidence for {cell}, which is not one of the entry's cells")
+        if e.get("quote") and not e.get("output") and any("output" not in q for q in e["quote"]):
+            raise ValueError(f"{where}: quotes need an `output` file")
+    return entries
+
+
+def _cells(entry: dict) -> list[tuple[str, tuple[str, str, str]]]:
+    """(cell as written, key) of an entry; ``{classifier}`` expands over the twelve classifiers."""
+    out = []
+    for cell in entry["cells"]:
+        for c in ([cell.replace("{classifier}", k) for k in R.CLASSIFIERS] if "{classifier}" in cell else [cell]):
+            table, row, column = c.split("/", 2)
+            out.append((cell, (table, row, column)))
+    return out
+
+
+def _fill(text: str, values: dict[str, float], fmts: dict[str, str]) -> str:
+    return re.sub(r"\{(\w+)\}", lambda m: format(values[m[1]], fmts.get(m[1], ".4f")), " ".join(text.split()))
+
+
+def _from_entries(entries: list[dict]) -> tuple[Diagnosis, ...]:
+    """The :class:`Diagnosis` of each cell of each entry, its numbers read from the entry's file."""
+    out = []
+    for e in entries:
+        output = e.get("output", "")
+        quotes = {q["name"]: q for q in e.get("quote", [])}
+        fmts = {name: q.get("fmt", ".4f") for name, q in quotes.items()}
+        status_ = e["status"]
+        try:
+            values = {name: read_quote(q, output) for name, q in quotes.items()}
+            measured = _fill(e.get("measured", ""), values, fmts)
+        except FileNotFoundError:  # an installed package without the repository's results/experiments/
+            values, measured = {}, "the committed output is not in this installation: " + " ".join(e.get("measured", "").split())
+            if status_ in ("explained", "partly explained"):
+                status_ = "plausible"  # no number to show, so no more than a named mechanism
+        if e.get("unrecorded"):
+            measured = (f"{measured}; " if measured else "") + "not in a committed output: " + " ".join(e["unrecorded"].split())
+        for written, key in _cells(e):
+            name = e.get("evidence", {}).get(written) if values else None
+            out.append(Diagnosis(key=key, cause=" ".join(e["cause"].split()), status=status_,
+                                 experiment=e["experiment"], measured=measured,
+                                 preset_bug=" ".join(e.get("preset_bug", "").split()),
+                                 scale_free=bool(e.get("scale_free", False)),
+                                 evidence=None if name is None else values[name], output=output,
+                                 tried=" ".join(e.get("tried", "").split()), trained=bool(e["trained"])))
+    return tuple(out)
+
+
+#: Every diagnosed difference (implementation notes §utility.table4-differences): the data file's,
+#: then the ones computed from the committed experiment files (below).
+DIAGNOSES: tuple[Diagnosis, ...] = _from_entries(load_entries())
+
+
 #: Slack when the paper's value is compared with our best of n (four decimals printed, ties).
 _REACH_SLACK = 0.005
 
@@ -467,6 +229,15 @@ _SWEEP_STEM = re.compile(r"per_classifier_(?P<dataset>[a-z_]+?)_(?P<preset>[a-z]
                          r"(?:_(?P<thousands>[0-9]+)k)?")
 
 
+def _relative(path) -> str:
+    """``path`` relative to the repository root where it lies inside it (a diagnosis' ``output``)."""
+    path = Path(path).resolve()
+    try:
+        return path.relative_to(REPO_ROOT.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def _sweep_call(stem: str) -> str:
     """The experiment call behind a committed file without an entry of its own: an ε-sweep point's
     ``sweep_draw_again``, else the per-classifier default."""
@@ -486,11 +257,14 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
     original at the paper's 10,000 iterations; ``adaboost_samme_r``: Table 5's AdaBoost with SAMME.R).
     Each row says what was changed (``tried``) and
     gives the classifier's best over the archive's tables and over the experiment's. A cell is
-    explained when the paper's value lies between the archive's best and the experiment's (within
-    a slack for ties): the change, or another draw of the same protocol, moves the value across the
-    paper's, from below or from above; otherwise it stays unexplained with every change tried and
-    its numbers. Cells whose archived value is within the smallest
-    tolerance of the paper's are left out; no file, no diagnoses."""
+    *partly explained* when the paper's value lies between the archive's best and the experiment's
+    (within a slack for ties): the change, or another draw of the same protocol, moves the value
+    across the paper's, from below or from above (a bracket, not a number within the cell's
+    tolerance: the scorecard decides whether the evidence reaches it); otherwise it stays
+    unexplained with every change tried and its numbers. The evidence is the experiment's number
+    (of the bracketing row, else the one nearest the paper's), the output its file. Cells whose
+    archived value is within the smallest tolerance of the paper's are left out; no file, no
+    diagnoses."""
     if paths is None:
         paths = sorted(EXPERIMENTS_DIR.glob("per_classifier_*.csv"))
     elif isinstance(paths, (str, Path)):
@@ -509,11 +283,12 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
         if not path.exists():
             continue
         call = f"benchmarks/table4_differences.py::{experiments.get(path.stem) or _sweep_call(path.stem)}"
+        output = _relative(path)
         for r in pd.read_csv(path).itertuples():
             limit = SMALLEST_AUPRC_TOLERANCE if r.metric == "auprc" else SMALLEST_TOLERANCE
             if abs(float(r.archive) - float(r.paper)) <= limit:  # inside every tolerance
                 continue
-            found.setdefault(_row_key(r), []).append((r, call))
+            found.setdefault(_row_key(r), []).append((r, call, output))
     out = []
     for key, tries in found.items():
         def numbers(r) -> str:
@@ -533,21 +308,22 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
             lo, hi = sorted((float(r.archive), float(r.best_of_all)))
             return lo - _REACH_SLACK <= paper <= hi + _REACH_SLACK
 
-        reached = [(r, call) for r, call in tries if between(r)]
-        measured = f"{tries[0][0].metric.upper()}; paper {paper:.4f}; " + "; ".join(numbers(r) for r, _ in tries)
+        reached = [t for t in tries if between(t[0])]
+        measured = f"{tries[0][0].metric.upper()}; paper {paper:.4f}; " + "; ".join(numbers(t[0]) for t in tries)
         if reached:
-            r, call = reached[0]
+            r, call, output = reached[0]
             what = ("per-table mean" if getattr(r, "statistic", None) == "mean" else
                     "best-of-n" if key[0].startswith(("table4", "figure")) else "classifier's best")
             cause = (f"the archive's {int(r.archive_max_iter):,}-iteration cap: with {r.tried} the {what} moves "
                      "across the paper's value" if longer(r) else
                      f"the archive's protocol or its draw: with {r.tried} the {what} moves across the paper's value")
-            out.append(Diagnosis(key=key, cause=cause, status="explained", experiment=call, measured=measured))
+            out.append(Diagnosis(key=key, cause=cause, status="partly explained", experiment=call, measured=measured,
+                                 evidence=float(r.best_of_all), output=output, trained=True))
         else:
             def where(r) -> str:
                 return "above" if paper > max(float(r.archive), float(r.best_of_all)) + _REACH_SLACK else "below"
-            tried = "; ".join(f"{numbers(r)}, the paper's {paper:.4f} {where(r)} it" for r, _ in tries)
-            longest = max((r for r, _ in tries if longer(r)), key=lambda r: int(r.max_iter), default=None)
+            tried = "; ".join(f"{numbers(t[0])}, the paper's {paper:.4f} {where(t[0])} it" for t in tries)
+            longest = max((t[0] for t in tries if longer(t[0])), key=lambda r: int(r.max_iter), default=None)
             if not key[0].startswith("figure"):
                 cause = "not settled: neither more tables nor longer training closes the gap"
             elif longest is None:
@@ -559,9 +335,16 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
                          f"{float(longest.archive):.4f} to {float(longest.best_of_all):.4f} ({statistic} of "
                          f"{int(longest.n_all)} new tables), {'short of' if where(longest) == 'above' else 'past'} "
                          f"the paper's {paper:.4f}; more tables at that cap not run")
-            out.append(Diagnosis(key=key, cause=cause,
-                                 status=f"unexplained: tried {tried}", experiment=tries[0][1], measured=measured))
+            nearest = min(tries, key=lambda t: abs(float(t[0].best_of_all) - paper))
+            out.append(Diagnosis(key=key, cause=cause, status="unexplained", tried=tried, experiment=nearest[1],
+                                 measured=measured, evidence=float(nearest[0].best_of_all), output=nearest[2],
+                                 trained=True))
     return tuple(out)
+
+
+#: Share of a set of redraws, centred on their median, inside which the paper's value counts as one
+#: of them (explained); inside their range but outside it, partly explained.
+CENTRAL = 0.9
 
 
 def setting_a_spread_diagnoses(path=None) -> tuple[Diagnosis, ...]:
@@ -569,9 +352,10 @@ def setting_a_spread_diagnoses(path=None) -> tuple[Diagnosis, ...]:
     ``credit_setting_a_splits.csv`` of ``benchmarks/table4_differences.py::credit_setting_a_splits``:
     the twelve classifiers fitted on other 80/20 splits of the bundled rows (only the authors' 20 %
     test split is bundled, so our test split holds 20 frauds) and at other random states. A cell is
-    explained when the paper's value (measured on the full data) lies inside the range of these
-    fits, i.e. one draw of split and state could give it; otherwise it stays unexplained with the
-    range it falls outside of. No file, no diagnoses."""
+    explained when the paper's value (measured on the full data) lies inside the central
+    :data:`CENTRAL` share of these fits, i.e. one draw of split and state could well give it;
+    partly explained when it lies inside their range but in a tail; otherwise it stays unexplained
+    with the range it falls outside of. The evidence is the fits' median. No file, no diagnoses."""
     path = Path(path) if path is not None else EXPERIMENTS_DIR / "credit_setting_a_splits.csv"
     if not path.exists():
         return ()
@@ -586,22 +370,26 @@ def setting_a_spread_diagnoses(path=None) -> tuple[Diagnosis, ...]:
     cells += [(("table7", "credit", m), means[m], float(t7[(t7["row"] == "credit") & (t7["column"] == m)]["value"].iloc[0]),
                f"mean {m.upper()} of the twelve") for m in ("auroc", "auprc")]
     out = []
+    common = {"experiment": call, "output": _relative(path), "trained": True}
     for key, values, paper, label in cells:
         lo, mid, hi = float(values.min()), float(values.median()), float(values.max())
+        quantile = float((values <= paper).mean())
         measured = (f"{label} over {what}: {lo:.4f} / {mid:.4f} / {hi:.4f} (min / median / max); "
-                    f"paper {paper:.4f} on the full data")
+                    f"paper {paper:.4f} on the full data, at quantile {quantile:.2f} of the fits")
         if lo <= paper <= hi:
-            out.append(Diagnosis(key=key, status="explained", experiment=call, measured=measured,
+            central = (1 - CENTRAL) / 2 <= quantile <= (1 + CENTRAL) / 2
+            out.append(Diagnosis(key=key, status="explained" if central else "partly explained", measured=measured,
+                                 evidence=mid, **common,
                                  cause="which frauds land in the test split (20 in ours, 98 in the authors') and one "
                                        "draw of the classifier's random state: the record lies inside the range of "
                                        "our splits and states (a proxy: ours train on 45,569 bundled rows, the "
                                        "authors' on 227,845)"))
         else:
             side = "below" if paper < lo else "above"
-            out.append(Diagnosis(key=key, experiment=call, measured=measured,
+            out.append(Diagnosis(key=key, measured=measured, evidence=mid, **common,
                                  cause="not settled: the full Kaggle data (227,845 training rows) is not bundled",
-                                 status=f"unexplained: tried {what}; the paper's {paper:.4f} lies {side} all of them "
-                                        f"({lo:.4f}-{hi:.4f})"))
+                                 status="unexplained", tried=f"{what}; the paper's {paper:.4f} lies {side} all of them "
+                                                             f"({lo:.4f}-{hi:.4f})"))
     return tuple(out)
 
 
@@ -614,7 +402,7 @@ def sweep_records_diagnoses(path=None) -> tuple[Diagnosis, ...]:
     ``sweep_mean_vs_records.csv`` of ``benchmarks/table4_differences.py::sweep_mean_vs_records``:
     each point's tables against the authors' records at the same ε (per-table mean AUROC, ours
     over the sweep's 4 tables, theirs over 9) and the iterations the archive ran. No training
-    lies behind it, so every cell stays unexplained; the cause says where the gap sits: in the
+    lies behind it (``trained`` is False), so every cell stays unexplained; the cause says where the gap sits: in the
     best of 4 against the paper's best of 9 when the means agree (|z| <= 2), in the training
     otherwise (the archive's 2,000-iteration cap against the paper's 10,000 when it stopped the
     run). A point drawn again (:func:`per_classifier_diagnoses`) keeps that diagnosis. Points
@@ -642,16 +430,16 @@ def sweep_records_diagnoses(path=None) -> tuple[Diagnosis, ...]:
                 f"{'below' if r.z < 0 else 'above'} the authors' on average")
         if r.statistic == "mean":
             cause = f"not settled: our tables score {side}; {training}"
-            status = f"unexplained: tried the comparison with the authors' records only ({compared}); no experiment run"
+            tried = f"the comparison with the authors' records only ({compared}); no experiment run"
         else:
             gap = (f"the gap is then in the best of {int(r.n_ours)} tables against the paper's best of "
                    f"{int(r.n_paper)}; not drawn again at the paper's n" if abs(r.z) <= _Z_AGREE else training)
             # (a NaN z compares False: the gap is then placed in the training)
             cause = f"not settled: our tables score {side}; {gap}"
-            status = f"unexplained: tried the per-table mean against the authors' records ({compared})"
+            tried = f"the per-table mean against the authors' records ({compared})"
         out.append(Diagnosis(key=(r.table, r.implementation, f"{r.metric} eps={eps:g}"), cause=cause,
-                             status=status, experiment=call,
-                             measured=f"{r.metric.upper()} {r.statistic}: ours {float(r.ours):.4f}, paper "
+                             status="unexplained", tried=tried, experiment=call, output=_relative(path),
+                             trained=False, measured=f"{r.metric.upper()} {r.statistic}: ours {float(r.ours):.4f}, paper "
                                       f"{float(r.paper):.4f}; {compared}"))
     return tuple(out)
 
@@ -672,10 +460,12 @@ DIAGNOSES = _with_measured(DIAGNOSES)
 
 
 def diagnoses_table() -> pd.DataFrame:
-    """:data:`DIAGNOSES` as a table: one row per diagnosed cell with its cause, status, the
-    experiment that supports it (or what was tried), the measured numbers and any preset bug."""
+    """:data:`DIAGNOSES` as a table: one row per diagnosed cell with its cause, claimed status,
+    what was tried, whether anything was trained, the experiment, its evidence and the file it is
+    read from, the measured numbers and any preset bug."""
     return pd.DataFrame([{"table": d.key[0], "row": d.key[1], "column": d.key[2], "cause": d.cause,
-                          "status": d.status, "experiment": d.experiment, "measured": d.measured,
+                          "status": d.status, "tried": d.tried, "trained": d.trained, "experiment": d.experiment,
+                          "evidence": d.evidence, "output": d.output, "measured": d.measured,
                           "preset bug": d.preset_bug} for d in DIAGNOSES]).set_index(["table", "row", "column"])
 
 #: (Table 4 statistic, dataset) -> the figure whose ε = 1 point is that cell (§5.2's curves)
@@ -739,9 +529,11 @@ NOT_DIAGNOSED = "unexplained: not diagnosed"
 
 
 def status(table: str, row: str, column: str, verdict_: str) -> str:
-    """Where a cell outside its tolerance stands: ``"explained"`` (a cause an experiment
-    supports, :data:`EXPLANATIONS`), the diagnosis' ``"unexplained: tried ..."``, or
-    :data:`NOT_DIAGNOSED`; empty for every other verdict."""
+    """Where a cell outside its tolerance stands, as its diagnosis claims: ``"explained"`` (a
+    cause an experiment supports, or a data fact: :data:`EXPLANATIONS`), ``"partly explained"``,
+    ``"plausible"``, ``"unexplained: tried ..."`` (with what was tried), an alias's naming its
+    source, or :data:`NOT_DIAGNOSED`; empty for every other verdict. The scorecard holds the claim
+    to the diagnosis' ``evidence``."""
     if verdict_ != "differs":
         return ""
     key = (table, row, column)
@@ -749,5 +541,6 @@ def status(table: str, row: str, column: str, verdict_: str) -> str:
         return "explained"
     if key in DIAGNOSED:
         d, prefix = DIAGNOSED[key]
-        return d.status if not prefix else f"{d.status} ({prefix.rstrip(': ')})"
+        said = f"unexplained: tried {d.tried}" if d.status == "unexplained" else d.status
+        return said if not prefix else f"{said} ({prefix.rstrip(': ')})"
     return NOT_DIAGNOSED

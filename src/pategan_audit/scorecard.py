@@ -12,17 +12,22 @@ functions of other rows (Table 6's non-conditional column = Table 4's original c
 AUROC-Δ rows of Tables 1, 6 and 12) are derived by :func:`derive` when all their inputs are present.
 
 Tolerances and verdicts: one rule per artefact (:data:`RULES`, :func:`tolerance`,
-:func:`verdict`; below). Verdicts: ``reproduced``, ``at chance (both)``,
-``differs``, ``not yet run`` and, for audit bounds at reduced profiles, ``reproduced up to
-ceiling`` / ``profile too small to certify``. :func:`verdict_counts` counts them per artefact.
+:func:`verdict`; below). Verdicts: ``reproduced``, ``uninformative`` (within a tolerance that
+also admits the chance value, or ours within its tolerance of chance), ``at chance (both)``, ``differs``, ``not yet run`` and, for audit
+bounds at reduced profiles, ``reproduced up to ceiling`` / ``profile too small to certify``. A
+differing row's status is explained / partly explained / plausible / unexplained, held to the
+number its diagnosis' experiment measured (:func:`evidence_status`).
+
+Kinds of rows (issue #36): *measured*, *fact* (read off the code, the bundled data or
+arithmetic, :func:`kind_of`) and *alias* (Table 4's run printed again under another name,
+:func:`alias_sources`; it shows its source's verdict). :func:`verdict_counts` counts per artefact
+or per kind, each run once in its total; :func:`headline` counts the measured numbers only.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 import math
-import warnings
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,12 +35,15 @@ import pandas as pd
 
 from . import reference as R
 from .archive import UTILITY_TABLE_ARCHIVES
+from .tolerances import best_of_n_intervals  # one implementation: the spread h the tolerances calibrate
 
 __all__ = ["RULES", "TOLERANCES", "VERDICTS", "EXPLANATIONS", "paper_numbers", "collect_ours", "collect_code", "collect_data", "variant_rows",
            "collect_archived", "derive", "build", "summary", "verdict_counts", "rules_table", "not_compared", "OURS_COLUMNS",
            "Rule", "Z90", "BASE_RATES", "metric_of", "at_chance", "tolerance", "verdict", "best_of_n_intervals",
            "COUNT_COLUMNS", "Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPERIMENTS_DIR", "NOT_DIAGNOSED", "SCALE_FREE", "aliases",
-           "diagnoses_table", "per_classifier_diagnoses", "status", "sweep_records_diagnoses"]
+           "diagnoses_table", "per_classifier_diagnoses", "status", "sweep_records_diagnoses", "KINDS", "kind_of",
+           "alias_sources", "auroc_twin", "AUROC_TWIN_TABLES", "chance_value", "EXACT_PRINTED", "evidence_status",
+           "STATUS_LEVELS", "status_level", "headline", "HEADLINE_ROWS"]
 
 # ------------------------------------------------------------------------------------------------
 # The rules (issue #13): one tolerance per cell from the run-to-run spread of its statistic,
@@ -57,7 +65,12 @@ __all__ = ["RULES", "TOLERANCES", "VERDICTS", "EXPLANATIONS", "paper_numbers", "
 # ±0.02 of 0.5; AUPRC at most 1.5 π) is ``at chance (both)``: neither side learned anything, so
 # their agreement is no evidence of a reproduction and it is not counted as one. AUPRC floors and
 # fallbacks are relative to the base rate, so a Credit AUPRC (π = 0.0017) of 0.03 against 0.0017
-# is a difference, not a rounding error.
+# is a difference, not a rounding error. An AUPRC is at chance (both) only where the AUROC of the
+# same runs is at chance on both sides too (:func:`auroc_twin`): a few times a small base rate can
+# still be a classifier that separates the classes. A cell within its tolerance whose tolerance
+# also admits the chance value (0.5, π) around the paper's value, or around ours, is ``uninformative``:
+# the match could not tell a reproduction from a classifier (or a generator) that learned nothing. A Setting A number equal to the paper's to its fourth printed
+# decimal is ``reproduced`` even at chance (one deterministic fit: the same number, not a coincidence).
 #
 # **No rule passes by construction.** Every rule below has a row in ``tests/test_scorecard.py``
 # that it must judge ``differs``.
@@ -154,8 +167,8 @@ def rules_table() -> pd.DataFrame:
 
 
 #: Every verdict, in the order of the count table.
-VERDICTS = ("reproduced", "at chance (both)", "reproduced up to ceiling", "profile too small to certify", "differs",
-            "not yet run")
+VERDICTS = ("reproduced", "uninformative", "at chance (both)", "reproduced up to ceiling", "profile too small to certify",
+            "differs", "not yet run")
 
 
 def metric_of(table: str, row: str, column: str) -> tuple[str, str | None]:
@@ -258,6 +271,15 @@ def tolerance(row) -> tuple[float, str]:
         floor = _floor(metric, dataset)
         if measured or not math.isnan(paper_half):
             h_ours = (hi - lo) / 2 if measured else paper_half
+            from . import tolerances as calibrated  # best-of-n: the half-width calibrated on redraws
+
+            fitted = calibrated.calibrated_half_width(calibrated.rule_of(table, key, column), h_ours) if measured else None
+            if fitted is not None:  # one draw's H; the paper's draw has the same unless it prints its own spread
+                big_h, how = fitted
+                h_paper = paper_half if not math.isnan(paper_half) else big_h
+                limit = min(max(math.hypot(big_h, h_paper), floor), calibrated.cap(metric, dataset))
+                return limit, (f"calibrated on independent redraws: sqrt(H_ours² + H_paper²), {how}, "
+                               f"h = {h_ours:.4f} (bootstrap), floor {floor:.4g}")
             h_paper = paper_half if not math.isnan(paper_half) else h_ours
             limit = max(math.hypot(h_ours, h_paper), floor)
             source = "ours measured" if measured else "ours unknown, the paper's assumed"
@@ -272,6 +294,12 @@ def tolerance(row) -> tuple[float, str]:
                            f"(≤ {FALLBACK_AUROC}), floor {floor:.4g}")
         return FALLBACK_AUROC, f"no spread measurable: fallback {FALLBACK_AUROC}"
     if metric.startswith("setting_a"):
+        from . import tolerances as calibrated  # a dataset with split redraws: the split-to-split spread
+
+        fitted = calibrated.calibrated_half_width(calibrated.rule_of(table, key, column), 0.0, dataset)
+        if fitted is not None:
+            limit = min(max(math.sqrt(2) * fitted[0], FLOOR_AUROC), calibrated.cap("auroc", dataset))
+            return limit, f"calibrated on independent splits: √2·H, {fitted[1]}, floor {FLOOR_AUROC}"
         return 0.01, "one fit per classifier, no spread measurable: fallback 0.01"
     if metric == "delta":
         limit = _delta_tolerance(table, column)
@@ -293,18 +321,77 @@ def tolerance(row) -> tuple[float, str]:
     return 0.0, "exact"
 
 
+#: Half a unit of the paper's fourth printed decimal: a Setting A number (one deterministic fit on
+#: the real split, no synthetic draw) within this of the paper's is the same number.
+EXACT_PRINTED = 5e-5
+
+
+def chance_value(metric: str, dataset: str | None) -> float:
+    """The value a classifier that learned nothing scores: 0.5 for an AUROC, the base rate π of
+    ``dataset`` for an AUPRC; NaN for every other statistic (and an AUPRC of an unknown dataset)."""
+    if metric.endswith("auroc"):
+        return 0.5
+    if metric.endswith("auprc"):
+        return base_rate(dataset)
+    return float("nan")
+
+
+#: AUPRC artefact -> the artefact holding the AUROC of the same runs (same row and column; the
+#: figures' columns swap the metric's name): Table 4's two halves, Credit's Tables 9 / 8,
+#: Epileptic's Tables 10 / 5, the ε sweeps' Figures 7 / 6 (Credit) and 9 / 1 (Epileptic).
+AUROC_TWIN_TABLES = {"table4_auprc": "table4", "table9": "table8", "table10": "table5", "figure7": "figure6",
+                     "figure9": "figure1"}
+
+
+def auroc_twin(table: str, row: str, column: str) -> tuple[str, str, str] | None:
+    """The key of the AUROC of the same runs as the AUPRC cell ``(table, row, column)``
+    (:data:`AUROC_TWIN_TABLES`; Table 7's Setting A ``auprc`` column -> its ``auroc``); None for a
+    cell that is not an AUPRC or has no AUROC twin in the paper."""
+    metric, _ = metric_of(table, row, column)
+    if not metric.endswith("auprc"):
+        return None
+    if table == "table7":
+        return ("table7", row, "auroc")
+    if table not in AUROC_TWIN_TABLES:
+        return None
+    twin_column = "auroc" + str(column)[len("auprc"):] if str(column).startswith("auprc") else column
+    return AUROC_TWIN_TABLES[table], row, twin_column
+
+
+def _chance_both(row, metric: str, dataset: str | None) -> bool:
+    """Whether both numbers of a row are at chance; for an AUPRC also the AUROC of the same runs,
+    both sides (``twin_paper``, ``twin_ours``: :func:`build` fills them from :func:`auroc_twin`): an
+    AUPRC at a few times a small base rate can still separate the classes, and the AUROC says
+    whether it does. A row that carries no twin is not at chance."""
+    paper, ours = _get(row, "paper"), _get(row, "ours")
+    if not (at_chance(paper, metric, dataset) and at_chance(ours, metric, dataset)):
+        return False
+    if metric.endswith("auprc"):
+        return at_chance(_get(row, "twin_paper"), "auroc", None) and at_chance(_get(row, "twin_ours"), "auroc", None)
+    return True
+
+
 def verdict(row, limit: float | None = None) -> str:
-    """The verdict of one card row (see the module docstring and :data:`VERDICTS`)."""
+    """The verdict of one card row (see the module docstring and :data:`VERDICTS`), in this order:
+    ``not yet run``; an exact match of a deterministic Setting A number (within
+    :data:`EXACT_PRINTED`) is ``reproduced``, even at chance; ``at chance (both)``
+    (:func:`_chance_both`); within the tolerance, ``uninformative`` where the chance value
+    (:func:`chance_value`) lies within the tolerance of the paper's number or of ours (the cell
+    could not tell a reproduction from a chance-level generator), else ``reproduced``; the audit's ceiling verdicts; ``differs``."""
     ours, paper = _get(row, "ours"), _get(row, "paper")
     if math.isnan(ours):
         return "not yet run"
     metric, dataset = metric_of(*_keys(row))
-    if at_chance(paper, metric, dataset) and at_chance(ours, metric, dataset):
+    if metric.startswith("setting_a") and abs(ours - paper) <= EXACT_PRINTED + 1e-12:
+        return "reproduced"
+    if _chance_both(row, metric, dataset):
         return "at chance (both)"
     if limit is None:
         limit, _ = tolerance(row)
     if abs(ours - paper) <= limit + 1e-12:
-        return "reproduced"
+        chance = chance_value(metric, dataset)
+        admits_chance = not math.isnan(chance) and min(abs(chance - paper), abs(chance - ours)) <= limit + 1e-12
+        return "uninformative" if admits_chance else "reproduced"
     ceiling = _get(row, "ceiling")
     measured = not (math.isnan(_get(row, "interval_lo")) or math.isnan(_get(row, "interval_hi")))
     if metric == "eps" and not measured and not math.isnan(ceiling) and paper > ceiling:
@@ -315,98 +402,107 @@ def verdict(row, limit: float | None = None) -> str:
     return "differs"
 
 
-def best_of_n_intervals(records: pd.DataFrame, *, level: float = 0.9, n_boot: int = 1000, seed: int = 0,
-                        keys=("dataset", "implementation", "epsilon", "num_teachers", "variant")) -> pd.DataFrame:
-    """The ``level`` bootstrap interval of every best-of-n number of a tidy utility table.
-
-    Per cell (``keys``): resample the generator models with replacement and, within each drawn
-    model, its synthetic tables with replacement; recompute each classifier's best over the drawn
-    tables and their mean. One row per (cell, metric, classifier) with ``classifier = "average"``
-    for the 12-classifier mean; columns ``lo``, ``hi``, ``n_models``, ``n_tables``. A cell with a
-    single table has no interval (NaN). Each cell draws from its own stream (``seed`` and the
-    cell's key), so its interval does not depend on the other cells or the order of the records.
-
-    The interval is the bootstrap distribution's ``level`` percentile range shifted so that its
-    median sits on the observed best-of-n: a bootstrap of a maximum is biased low (a resample
-    repeats tables, so its best never exceeds the observed one), and the raw percentile range can
-    end below the number it belongs to. The shift keeps the width, which is all a verdict uses
-    (:func:`tolerance`), and puts the observed number inside its interval."""
-    from .classifiers import MAJORITY
-
-    rec = records[(records["implementation"] != "real") & (records["classifier"] != MAJORITY)]
-    tail = (1 - level) / 2
-    out = []
-    for cell, part in rec.groupby(list(keys), dropna=False, sort=False):
-        rng = np.random.default_rng([int(seed), zlib.crc32(repr(tuple(map(str, cell))).encode())])
-        classifiers = sorted(part["classifier"].unique())
-        models = sorted(part["model"].unique())
-        tables = sorted(part["table"].unique())
-        n_tables = part.groupby("model")["table"].nunique()
-        for metric in ("auroc", "auprc"):
-            cube = (part.pivot_table(index=["model", "table"], columns="classifier", values=metric, aggfunc="first")
-                    .reindex(pd.MultiIndex.from_product([models, tables], names=["model", "table"]))
-                    .reindex(columns=classifiers).to_numpy().reshape(len(models), len(tables), len(classifiers)))
-            total = int(np.isfinite(cube).any(axis=2).sum())
-            if total < 2:
-                stats = None
-            else:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN classifiers (untrained models) give NaN
-                    observed = np.nanmax(cube.reshape(-1, len(classifiers)), axis=0)
-                    observed = np.append(observed, np.nanmean(observed))
-                m_idx = rng.integers(0, len(models), size=(n_boot, len(models)))
-                t_idx = rng.integers(0, len(tables), size=(n_boot, len(models), len(tables)))
-                drawn = cube[m_idx[:, :, None], t_idx]  # n_boot × models × tables × classifiers
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN draw (untrained models) gives NaN
-                    stats = np.nanmax(drawn.reshape(n_boot, -1, len(classifiers)), axis=1)
-            for j, clf in enumerate([*classifiers, R.AVERAGE]):
-                if stats is None:
-                    lo = hi = float("nan")
-                else:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", RuntimeWarning)
-                        vals = stats[:, j] if clf != R.AVERAGE else np.nanmean(stats, axis=1)
-                    vals = vals[np.isfinite(vals)]
-                    if len(vals) and np.isfinite(observed[j]):
-                        q_lo, q_mid, q_hi = np.quantile(vals, [tail, 0.5, 1 - tail])
-                        lo, hi = float(observed[j] - (q_mid - q_lo)), float(observed[j] + (q_hi - q_mid))
-                    else:
-                        lo = hi = float("nan")
-                out.append({**dict(zip(keys, cell)), "metric": metric, "classifier": clf, "lo": lo, "hi": hi,
-                            "n_models": len(models), "n_tables": int(n_tables.sum())})
-    return pd.DataFrame(out)
+#: Columns of :func:`verdict_counts`: compared = reproduced + uninformative + at chance (both) +
+#: ceiling-limited + the four statuses of a difference (explained, partly explained, plausible,
+#: unexplained); "of which ..." are parts of "unexplained".
+COUNT_COLUMNS = ("tracked", "compared", "reproduced", "uninformative", "at chance (both)", "ceiling-limited",
+                 "explained", "partly explained", "plausible", "unexplained", "of which nothing trained",
+                 "of which not diagnosed", "not yet run")
+#: How a differing row's status reads, most supported first (:func:`evidence_status`).
+STATUS_LEVELS = ("explained", "partly explained", "plausible", "unexplained")
+#: The kinds of rows (:func:`kind_of`): a number regenerated by training, auditing or scoring; a
+#: fact of the code, the bundled data or arithmetic; the same run shown again under another name.
+KINDS = ("measured", "fact", "alias")
 
 
-#: Columns of :func:`verdict_counts`.
-COUNT_COLUMNS = ("tracked", "compared", "within tolerance", "at chance (both)", "ceiling-limited",
-                 "outside with cause", "outside unexplained", "of which not diagnosed", "not yet run")
+def status_level(status: str) -> str:
+    """The level of a differing row's status (:data:`STATUS_LEVELS`): its first words
+    ("unexplained: tried ..." -> "unexplained"); "" for a row that does not differ."""
+    text = str(status) if isinstance(status, str) else ""
+    return next((level for level in STATUS_LEVELS if text.startswith(level)), "")
 
 
-def verdict_counts(card: pd.DataFrame) -> pd.DataFrame:
-    """Per artefact (``table``): numbers tracked, compared (ours present), within tolerance
-    (``reproduced``), at chance (both), ceiling-limited (``reproduced up to ceiling`` or
-    ``profile too small to certify``), outside with a stated cause (``differs`` with an
-    explanation), outside unexplained and, of those, the ones no experiment has looked at yet
-    (:data:`NOT_DIAGNOSED`), not yet run; a last row ``all``."""
+def _flags(card: pd.DataFrame) -> pd.DataFrame:
     v = card["verdict"]
-    explained = card.get("explanation", pd.Series("", index=card.index)).fillna("").astype(str).str.len() > 0
-    flags = pd.DataFrame({
+    level = card["status"].map(status_level) if "status" in card else pd.Series("", index=card.index)
+    differs = v == "differs"
+    text = card["status"].fillna("").astype(str) if "status" in card else pd.Series("", index=card.index)
+    trained = card["trained"] if "trained" in card else pd.Series(np.nan, index=card.index)
+    return pd.DataFrame({
         "tracked": True,
         "compared": v != "not yet run",
-        "within tolerance": v == "reproduced",
+        "reproduced": v == "reproduced",
+        "uninformative": v == "uninformative",
         "at chance (both)": v == "at chance (both)",
         "ceiling-limited": v.isin(["reproduced up to ceiling", "profile too small to certify"]),
-        "outside with cause": (v == "differs") & explained,
-        "outside unexplained": (v == "differs") & ~explained,
-        "of which not diagnosed": (v == "differs") & ~explained
-        & (card["status"].fillna("").astype(str).str.startswith(NOT_DIAGNOSED) if "status" in card else True),
+        # a difference with no status (none should be left) counts as unexplained
+        **{name: differs & (level == name) for name in STATUS_LEVELS[:3]},
+        "unexplained": differs & ~level.isin(STATUS_LEVELS[:3]),
+        "of which nothing trained": differs & (level == "unexplained")
+        & trained.map(lambda t: isinstance(t, (bool, np.bool_)) and not t),
+        "of which not diagnosed": differs & ~level.isin(STATUS_LEVELS[:3]) & text.str.startswith(NOT_DIAGNOSED),
         "not yet run": v == "not yet run",
     }, index=card.index).astype(int)
-    counts = flags.groupby(card["table"], sort=False).sum()
-    counts.loc["all"] = counts.sum()
-    counts.index.name = "artefact"
-    return counts[list(COUNT_COLUMNS)]
+
+
+def verdict_counts(card: pd.DataFrame, by: str = "table") -> pd.DataFrame:
+    """Verdict and status counts (:data:`COUNT_COLUMNS`) per artefact (``by="table"``) or per kind
+    of row (``by="kind"``, :data:`KINDS`). Per artefact, every row the artefact prints is counted
+    there (its aliases too: they are its printed numbers) and the columns ``measured``, ``fact``,
+    ``alias`` say of which kind they are; the last row ``all`` counts each run once (aliases left
+    out), so it is the sum of the artefact rows less the aliases. Per kind, the last row ``all``
+    is measured + fact. A card without a ``kind`` column counts every row as measured."""
+    kind = card["kind"] if "kind" in card else pd.Series("measured", index=card.index)
+    flags = _flags(card)
+    if by == "kind":
+        counts = flags.groupby(kind).sum().reindex(list(KINDS), fill_value=0)
+    elif by == "table":
+        counts = flags.groupby(card["table"], sort=False).sum()
+        for k in KINDS:
+            counts[k] = (kind == k).groupby(card["table"], sort=False).sum().astype(int)
+    else:
+        raise ValueError(f"verdict_counts(by={by!r}): by must be 'table' (per artefact) or 'kind'")
+    counts.loc["all"] = flags[kind != "alias"].sum()
+    if by == "table":
+        counts.loc["all", list(KINDS)] = [int((kind == k).sum()) if k != "alias" else 0 for k in KINDS]
+        counts = counts.astype(int)
+    counts.index.name = "artefact" if by == "table" else "kind"
+    return counts[[*COUNT_COLUMNS, *(KINDS if by == "table" else ())]]
+
+
+#: Rows of :func:`headline`, in order.
+HEADLINE_ROWS = ("measured numbers", "compared", "reproduced", "uninformative", "at chance (both)", "ceiling-limited",
+                 "explained", "partly explained", "plausible", "unexplained, something trained",
+                 "unexplained, nothing trained", "unexplained, not diagnosed", "not yet run")
+
+
+def headline(card: pd.DataFrame) -> pd.Series:
+    """The reproduction's result in numbers: the paper's *measured* numbers, each run once
+    (:func:`kind_of`: facts of the code or data and aliases are left out), by verdict and, for the
+    differences, by status (:func:`evidence_status`); the unexplained ones split by whether
+    anything was trained or measured for them (``trained``; unknown counts as trained) and
+    whether nobody looked. ``attrs["text"]`` says "N of the paper's M measured numbers
+    reproduced"."""
+    kind = card["kind"] if "kind" in card else pd.Series("measured", index=card.index)
+    f = _flags(card[kind == "measured"]).sum()
+    trained_unknown = f["unexplained"] - f["of which nothing trained"] - f["of which not diagnosed"]
+    out = pd.Series({
+        "measured numbers": int(f["tracked"]), "compared": int(f["compared"]), "reproduced": int(f["reproduced"]),
+        "uninformative": int(f["uninformative"]), "at chance (both)": int(f["at chance (both)"]),
+        "ceiling-limited": int(f["ceiling-limited"]), "explained": int(f["explained"]),
+        "partly explained": int(f["partly explained"]), "plausible": int(f["plausible"]),
+        "unexplained, something trained": int(trained_unknown),
+        "unexplained, nothing trained": int(f["of which nothing trained"]),
+        "unexplained, not diagnosed": int(f["of which not diagnosed"]), "not yet run": int(f["not yet run"]),
+    }, name="count")[list(HEADLINE_ROWS)]
+    out.index.name = "measured, each run once"
+    out.attrs["text"] = (f"{out['reproduced']} of the paper's {out['measured numbers']} measured numbers reproduced "
+                         f"({out['compared']} compared; {out['uninformative']} uninformative, {out['at chance (both)']} "
+                         f"at chance on both sides, {out['explained']} differences explained, {out['partly explained']} "
+                         f"partly explained, {out['plausible']} plausible, "
+                         f"{out[['unexplained, something trained', 'unexplained, nothing trained', 'unexplained, not diagnosed']].sum()}"
+                         f" unexplained; {out['not yet run']} not yet run)")
+    return out
 
 
 #: The rule of every artefact (kept under its old name: every scorecard key has one).
@@ -510,7 +606,9 @@ def _figure12_implied(audit: pd.DataFrame) -> pd.DataFrame:
     """Figure 12 (Bayesian ε_emp) where the paper's value is implied: a Figure 5 cell at the
     Clopper-Pearson ceiling had no error in its 800 test outputs, and the joint-beta bound of
     those perfect counts is a number (our computation, implementation notes §audit.ceiling).
-    The other cells' Bayesian values are not available (reference.audit_reference)."""
+    The other cells' Bayesian values are not available (reference.audit_reference). The paper
+    prints no Figure 12 number, so these rows are of kind ``fact`` (:func:`kind_of`): our own bound
+    on both sides, shown beside the audit and not counted in :func:`headline`."""
     from .auditing.bounds import AttackCounts, eps_lower
 
     n = R.AUDIT_TEST_OUTPUTS_PER_WORLD
@@ -545,25 +643,36 @@ _TABLE2_COLUMNS = {"PATE": "pate", "Data Partition": "data_partition", "Moments 
                    "Labels Distribution": "labels_distribution", "Teachers": "teachers", "Processing": "processing"}
 
 
+#: ``runs`` of the Table 2 rows: what stands behind each tick (:func:`kind_of` reads it as measured).
+TABLE2_PROBE_RUNS = "behaviour probes of fitted models (two iterations each; auditing.probes, seed 0)"
+
+
+def table2_probed(seed: int = 0) -> pd.DataFrame:
+    """:func:`pategan_audit.auditing.probes.table2_observed` through the result cache (about 25 s
+    of fitting on two cores; the key holds the source hash, so a changed preset is probed again)."""
+    from .auditing.probes import table2_observed
+    from .runner import cached
+
+    return cached({"what": "table2_observed", "seed": seed}, lambda: table2_observed(seed), namespace="probes")
+
+
 def collect_code() -> pd.DataFrame:
-    """Our values of Tables 2 and 3, read off the presets without training: Table 2's ticks from
-    the violation switches (:func:`pategan_audit.pages.implementations.violation_switches`, as
-    benchmarked or as released), Table 3's numeric hyperparameters from each preset's
-    configuration as released (:func:`pategan_audit.implementations.registry.released_overrides`;
-    max iterations resolved to the upstream default where the preset leaves it to the code)."""
+    """Our values of Tables 2 and 3 (paper §4): Table 2's ticks observed by the behaviour probes
+    of :func:`pategan_audit.auditing.probes.table2_observed` (each preset fitted for two
+    iterations on a small table and the violation looked for in the model, its trace or its
+    samples; measured, so a preset whose behaviour changes flips its tick; cached by the source
+    hash), Table 3's numeric hyperparameters from each preset's configuration as released
+    (:func:`pategan_audit.implementations.registry.released_overrides`; max iterations resolved
+    to the upstream default where the preset leaves it to the code)."""
     from .implementations import create, registry
-    from .pages.implementations import violation_switches
 
     rows: list[dict] = []
-    sw = violation_switches()
-    unknown = set(sw["column"]) - set(_TABLE2_COLUMNS)
-    if unknown:
-        raise ValueError(f"violation columns without a Table 2 category: {sorted(unknown)}")
-    ticked = {(i, _TABLE2_COLUMNS[c]) for i, c, t in zip(sw["implementation"], sw["column"], sw["tick"]) if t}
+    probed = table2_probed()
+    observed = {(i, c): bool(o) for i, c, o in zip(probed["implementation"], probed["category"], probed["observed"])}
     for impl in R.IMPLEMENTATIONS:
         for cat in R.TABLE2_CATEGORIES:
-            rows.append({"table": "table2", "row": impl, "column": cat, "ours": float((impl, cat) in ticked),
-                         "runs": "the presets' violation switches (no training)"})
+            rows.append({"table": "table2", "row": impl, "column": cat, "ours": float(observed[(impl, cat)]),
+                         "runs": TABLE2_PROBE_RUNS})
     for impl in R.IMPLEMENTATIONS:
         model = create(impl, **registry.released_overrides(impl))
         cfg = model.config
@@ -833,8 +942,9 @@ def delta_components(table: str, column: str) -> list[tuple[str, str, str]]:
 
 def _delta_statuses(card: pd.DataFrame) -> pd.DataFrame:
     """A differing AUROC-Δ row nobody diagnosed takes its status from the cells it is a function of
-    (:func:`delta_components`): "explained" when every differing component is; "unexplained:
-    tried" naming the components when none is undiagnosed; else it stays not diagnosed."""
+    (:func:`delta_components`): the least supported of their levels when every differing component
+    is explained, partly explained or plausible (:data:`STATUS_LEVELS`); "unexplained: tried"
+    naming the components when none is undiagnosed; else it stays not diagnosed."""
     by_key = card.set_index(["table", "row", "column"])
     statuses, explanations = list(card["status"]), list(card["explanation"])
     for i, (t, r, c, v) in enumerate(zip(card["table"], card["row"], card["column"], card["verdict"])):
@@ -843,10 +953,12 @@ def _delta_statuses(card: pd.DataFrame) -> pd.DataFrame:
         parts = [k for k in delta_components(t, c) if k in by_key.index and by_key.loc[k, "verdict"] == "differs"]
         own = [str(by_key.loc[k, "status"]) for k in parts]
         names = ", ".join(f"{k[0]} {k[1]} {k[2]}" for k in parts)
-        if parts and all(st == "explained" for st in own):
-            statuses[i] = "explained"
-            explanations[i] = f"a function of its cells; those that differ are explained: {names} (see their rows)"
-        elif parts and NOT_DIAGNOSED not in own:
+        levels = [status_level(st) for st in own]
+        if parts and all(lv in STATUS_LEVELS[:3] for lv in levels):  # the least supported component's level
+            weakest = max(levels, key=STATUS_LEVELS.index)
+            statuses[i] = weakest
+            explanations[i] = f"a function of its cells; those that differ are {weakest}: {names} (see their rows)"
+        elif parts and not any(st.startswith(NOT_DIAGNOSED) for st in own):
             statuses[i] = f"unexplained: tried the cells it is computed from, which differ: {names} (see their rows)"
     return card.assign(status=statuses, explanation=explanations)
 
@@ -881,8 +993,174 @@ def _explanation(table: str, row: str, column: str) -> str:
     return ""
 
 
+def kind_of(table: str, row: str, column: str, runs: str = "") -> str:
+    """``"fact"`` or ``"measured"`` for one row (:func:`build` then marks the aliases). Facts: a
+    number read off the code, the bundled data or arithmetic, which no training, audit or scoring
+    could move:
+
+    - Table 2 while its ticks are read from the presets' violation switches (``runs`` names the
+      switches, :func:`collect_code`): the catalogue was written from the paper's Table 2, so a
+      blank cannot fail and a tick fails only if a default switch changes; a tick from a probe of a
+      fitted model (any other ``runs``) is measured;
+    - Table 3 (each preset's configuration as released) and Table 7's N, d and imbalance (the
+      bundled data); Table 7's AUROC/AUPRC are Setting A fits, measured;
+    - Figure 2 for the fixed partitions (updated, borealis, smartnoise): the counts are the
+      partitioner's blocks of the 686 training rows among k = 5 teachers (137/138, or updated's
+      one stale block of 137 shared by all, V4), arithmetic of N and k; synthcity's re-partition
+      every iteration makes its counts depend on the iterations run and the draws: measured;
+    - Figure 12: the paper prints no Bayesian value; its "paper" numbers are our joint-beta bound
+      of zero errors where Figure 5 sits at its ceiling (:func:`_figure12_implied`), our own
+      function on both sides, so the row is shown and not counted (Figure 5 counts the audit).
+
+    Measured, although they come from one run: Figure 3 (the iteration at which the budget is
+    spent: every accountant's charge per query depends on the vote count, so it is the outcome of
+    training) and Figure 4 (each formula summed over the vote stream of a trained run; the
+    per-query increments differ with the votes under all four formulas)."""
+    if table in ("table3", "figure12"):
+        return "fact"
+    if table == "table2":
+        return "fact" if not isinstance(runs, str) or not runs or "switches" in runs else "measured"
+    if table == "table7":
+        return "measured" if column in ("auroc", "auprc") else "fact"
+    if table == "figure2":
+        return "measured" if row == "synthcity" else "fact"
+    return "measured"
+
+
+def alias_sources(keys) -> dict[tuple[str, str, str], tuple[str, str, str]]:
+    """Alias key -> source key among ``keys``: the names under which the paper prints Table 4's
+    runs again (:func:`pategan_audit.diagnoses.aliases`: Table 12's D column, Table 6's
+    non-conditional column, Table 11's N/1000, the per-classifier tables' "average" rows, the ε = 1
+    points of Figures 1, 6, 7 and 9), and Table 6's AUROC-Δ of the non-conditional column, which is
+    Table 1's Δ of original (the same four cells against the same [49] values, :func:`derive`)."""
+    keys = set(keys)
+    out: dict[tuple[str, str, str], tuple[str, str, str]] = {}
+    for key in sorted(k for k in keys if k[0] in ("table4", "table4_auprc")):
+        for a in aliases(key):
+            if a in keys:
+                out.setdefault(a, key)
+    delta = (("table6", R.DELTA_ROW, "non_conditional"), ("table1", R.DELTA_ROW, "original"))
+    if delta[0] in keys and delta[1] in keys:
+        out[delta[0]] = delta[1]
+    return out
+
+
+def _same_value(a: float, b: float) -> bool:
+    return (pd.isna(a) and pd.isna(b)) or (not pd.isna(a) and not pd.isna(b) and abs(float(a) - float(b)) <= 1e-12)
+
+
+def _mark_aliases(card: pd.DataFrame) -> pd.DataFrame:
+    """Kind ``alias`` and ``alias_of`` for the rows of :func:`alias_sources` whose value is their
+    source's (the same run; a row from another run of the same cell, as a reduced profile's sweep
+    may give, stays measured), and each alias shows its source's verdict, status and evidence."""
+    keys = list(zip(card["table"], card["row"], card["column"]))
+    pos = {k: i for i, k in enumerate(keys)}
+    kind, alias_of = list(card["kind"]), list(card["alias_of"])
+    copy = ["verdict", "status", "explanation", "evidence", "output", "trained"]
+    cols = {c: list(card[c]) for c in copy}
+    ours = list(card["one_draw"] if "one_draw" in card.columns else card["ours"])  # an alias repeats one run
+    for alias, source in alias_sources(keys).items():
+        i, j = pos[alias], pos[source]
+        if not _same_value(ours[i], ours[j]):
+            continue
+        kind[i], alias_of[i] = "alias", "/".join(source)
+        for c in copy:
+            cols[c][i] = cols[c][j]
+    return card.assign(kind=kind, alias_of=alias_of, **cols)
+
+
+def evidence_status(claimed: str, *, evidence, paper: float, ours: float, limit: float, tried: str = "") -> str:
+    """The status a diagnosis can claim given its experiment's number ``evidence`` for this cell
+    (issue #36, deliverable 4): ``explained`` only where ``evidence`` lies within the cell's
+    tolerance ``limit`` of the paper's value; ``partly explained`` where it moves from ours toward
+    the paper's (closer to it, or on its other side) without reaching it; ``plausible`` where the
+    diagnosis quotes no number; ``unexplained: tried ...`` where its number does not move ours
+    toward the paper's. Never higher than ``claimed`` (a status already ``unexplained`` or without
+    a level stays as it is)."""
+    level = status_level(claimed)
+    if level not in STATUS_LEVELS[:3]:
+        return claimed
+    e = float("nan") if evidence is None else float(evidence)
+    if math.isnan(e):
+        supported = "plausible"
+    elif abs(e - paper) <= limit + 1e-12:
+        supported = "explained"
+    elif abs(e - paper) < abs(ours - paper) or (e - paper) * (ours - paper) < 0:
+        supported = "partly explained"
+    else:
+        what = f"{tried}; " if tried else ""
+        return (f"unexplained: tried {what}the experiment's {e:.4g} does not move ours ({ours:.4g}) toward the "
+                f"paper's {paper:.4g}")
+    return supported if STATUS_LEVELS.index(supported) > STATUS_LEVELS.index(level) else claimed
+
+
+def _diagnosis_fields(key: tuple[str, str, str]) -> tuple[object, bool]:
+    """(diagnosis of ``key`` or None, whether it carries the evidence fields of the diagnoses' data
+    file: ``evidence``, ``output``, ``tried``, ``trained``)."""
+    got = DIAGNOSED.get(key)
+    d = got[0] if got else None
+    return d, d is not None and hasattr(d, "evidence")
+
+
+def _with_evidence(card: pd.DataFrame) -> pd.DataFrame:
+    """``evidence``, ``output`` and ``trained`` of each diagnosed differing row, and its status
+    lowered by :func:`evidence_status` where the diagnosis carries evidence fields (a diagnosis
+    without them keeps its status); a row explained, partly explained or plausible shows its
+    diagnosis' cause in ``explanation``."""
+    statuses, explanations = list(card["status"]), list(card["explanation"])
+    evidence, output, trained = [np.nan] * len(card), [""] * len(card), [None] * len(card)
+    for i, (t, r, c, st) in enumerate(zip(card["table"], card["row"], card["column"], card["status"])):
+        if not isinstance(st, str) or not st or st.startswith(NOT_DIAGNOSED):
+            continue
+        d, fields = _diagnosis_fields((t, r, c))
+        if d is None:
+            continue
+        e = getattr(d, "evidence", None)
+        evidence[i] = np.nan if e is None else float(e)
+        output[i] = str(getattr(d, "output", "") or "")
+        trained[i] = getattr(d, "trained", None)
+        if fields:
+            statuses[i] = evidence_status(st, evidence=e, paper=float(card["paper"].iloc[i]),
+                                          ours=float(card["ours"].iloc[i]), limit=float(card["tolerance"].iloc[i]),
+                                          tried=str(getattr(d, "tried", "") or ""))
+        if fields and status_level(statuses[i]) in STATUS_LEVELS[:3] and not explanations[i]:  # the cause shown
+            explanations[i] = f"{d.cause} (experiment: {d.experiment})"
+    return card.assign(status=statuses, explanation=explanations, evidence=evidence, output=output, trained=trained)
+
+
 _TABLE3_CODE = {(p, c): str(v) for p, c, v in zip(R.table3()["parameter"], R.table3()["column"], R.table3()["code"])
                 if str(v).strip() not in ("", "nan", "None")}
+
+
+def _several_draws(card: pd.DataFrame) -> dict:
+    """Row index -> :class:`pategan_audit.tolerances.Draws` for the archived Table 4 cells drawn at
+    least :data:`~pategan_audit.tolerances.MIN_DRAWS` times at the archive's protocol (the redraws of
+    ``benchmarks/redraws.py`` and the archive's own draw): their verdict is read off the distribution
+    of our draws, not off one draw (issue #36, deliverable 3)."""
+    from . import tolerances as T
+
+    out = {}
+    for i, (table, row, column, profile) in enumerate(zip(card["table"], card["row"], card["column"], card["profile"])):
+        if table not in ("table4", "table4_auprc") or not isinstance(profile, str) or profile in REDUCED_PROFILES:
+            continue
+        d = T.draws_distribution(f"{table}/{row}/{column}")
+        if d is not None and len(d.values) >= T.MIN_DRAWS and any(s.startswith("0 ") for s in d.seeds):
+            out[card.index[i]] = d
+    return out
+
+
+def _draws_tolerance(row, draws) -> tuple[float, str]:
+    """The tolerance of a cell with several draws: the half-width of the 90 % prediction interval of
+    one more draw (the paper's) from ours (:func:`pategan_audit.tolerances.prediction_interval`),
+    around their mean, never below the rule's floor; the paper's percentile among our draws is named."""
+    from . import tolerances as T
+
+    metric, dataset = metric_of(row["table"], row["row"], row["column"])
+    _, half = T.prediction_interval(draws.values)
+    floor = _floor(metric, dataset)
+    return max(half, floor), (f"{len(draws.values)} independent draws at the archive's protocol, the paper's value "
+                              f"at percentile {draws.percentile:.0f} of them: mean ± t·s·sqrt(1 + 1/n), the 90 % "
+                              f"prediction interval of one more draw, = ± {half:.4f}, floor {floor:.4g}")
 
 
 def build(ours: pd.DataFrame) -> pd.DataFrame:
@@ -894,18 +1172,35 @@ def build(ours: pd.DataFrame) -> pd.DataFrame:
     for c in OURS_COLUMNS:
         if c not in card.columns:
             card[c] = np.nan
+    card["one_draw"] = card["ours"]  # the archived draw, before a cell's several draws replace it
+    card["draws"] = 0
+    drawn = _several_draws(card)
+    for i, d in drawn.items():
+        card.loc[i, ["ours", "interval_lo", "interval_hi", "draws"]] = [float(np.mean(d.values)), min(d.values),
+                                                                         max(d.values), len(d.values)]
+        card.loc[i, "runs"] = f"{card.loc[i, 'runs']}; {len(d.values)} independent draws (master seeds {', '.join(d.seeds)})"
     card["difference"] = card["ours"] - card["paper"]
-    tol = [tolerance(r) for _, r in card.iterrows()]
+    tol = [_draws_tolerance(r, drawn[i]) if i in drawn else tolerance(r) for i, r in card.iterrows()]
     card["tolerance"] = [t for t, _ in tol]
     card["rule"] = [how for _, how in tol]
+    keys = list(zip(card["table"], card["row"], card["column"]))
+    values = {k: (p, o) for k, p, o in zip(keys, card["paper"], card["ours"])}
+    twins = [values.get(auroc_twin(*k), (np.nan, np.nan)) for k in keys]  # the AUROC of an AUPRC's runs
+    card["twin_paper"], card["twin_ours"] = [p for p, _ in twins], [o for _, o in twins]
     card["verdict"] = [verdict(r, limit=t) for (_, r), (t, _) in zip(card.iterrows(), tol)]
     rows = [(t, r, c, v, p, _diagnosed_scale(p, (t, r, c)))
             for t, r, c, v, p in zip(card["table"], card["row"], card["column"], card["verdict"], card["profile"])]
     card["explanation"] = [_explanation(t, r, c) if at else "" for t, r, c, _, _, at in rows]
     card["status"] = [status(t, r, c, v) if at else _reduced_status(v, p) for t, r, c, v, p, at in rows]
-    card = _delta_statuses(card)
-    return card[["table", "row", "column", "paper", "ours", "difference", "tolerance", "verdict", "status",
-                 "explanation", "rule", "interval_lo", "interval_hi", "profile", "runs", "provenance"]]
+    card = _with_evidence(card)
+    card["kind"] = [kind_of(t, r, c, runs) for t, r, c, runs in zip(card["table"], card["row"], card["column"],
+                                                                   card["runs"])]
+    card["alias_of"] = ""
+    card = _delta_statuses(_mark_aliases(card))
+    card = _mark_aliases(card)  # Table 6's Δ shows Table 1's after the Δ rows took their components' status
+    return card[["table", "row", "column", "kind", "alias_of", "paper", "ours", "difference", "tolerance", "verdict",
+                 "status", "evidence", "output", "trained", "explanation", "rule", "interval_lo", "interval_hi",
+                 "draws", "profile", "runs", "provenance"]]
 
 
 def summary(card: pd.DataFrame) -> pd.DataFrame:

@@ -13,7 +13,7 @@ module           builders                                                       
 ``paper_scale``  ``figure5_large``, ``figure12_large``, ``channels_large``            Figures 5, 12 (archives)
 ``channels``     ``channels``                                                         side channels (implementation notes §audit.channels)
 ``diagnostics``  ``synthcity_categories``, ``released_rows``                          (beyond the paper)
-``corrected``    ``corrected``                                                        §7's fixes
+``corrected``    ``corrected_profile``, ``corrected_large``, ``corrected``            §7's fixes
 ``ablation``     ``ablation``, ``coincidences``                                       Table 2's violations
 ``aggregators``  ``vote_aggregators``, ``at_lambda1``                                 §4, Figure 4's λ = 1
 ``verdicts``     ``implementation_verdicts``                                          §6.2

@@ -12,7 +12,7 @@ from ...pages.blocks import Block, SaveTable, ShowTable, Text
 from .context import AuditPage
 from .paper_scale import large_ceiling
 
-__all__ = ["ARCHIVE", "verdict_text", "large_text", "corrected"]
+__all__ = ["ARCHIVE", "verdict_text", "large_text", "corrected_profile", "corrected_large", "corrected"]
 
 ARCHIVE = "audit_corrected_large"
 
@@ -49,17 +49,27 @@ def large_text(table: pd.DataFrame, *, epsilon: float, ceiling: float) -> str:
             "private generator from a leaking one, so it is not where the corrected preset's budget is checked.")
 
 
-def corrected(page: AuditPage) -> list[Block]:
-    """The corrected preset at this profile (when audited) and from its archive (when present)."""
-    out: list[Block] = []
-    if "corrected" in page.implementations:
-        table = verdicts.corrected_table(page.records, epsilon=page.eps)
-        out += [SaveTable("corrected_audit", table, index=False), ShowTable(table),
-                Text(verdict_text(table, epsilon=page.eps, ceiling_cp=page.ceiling_cp, ceiling_bayes=page.ceiling_bayes))]
+def corrected_profile(page: AuditPage) -> list[Block]:
+    """The corrected preset at the page's profile (nothing when the page does not audit it)."""
+    if "corrected" not in page.implementations:
+        return []
+    table = verdicts.corrected_table(page.records, epsilon=page.eps)
+    return [SaveTable("corrected_audit", table, index=False), ShowTable(table),
+            Text(verdict_text(table, epsilon=page.eps, ceiling_cp=page.ceiling_cp, ceiling_bayes=page.ceiling_bayes))]
+
+
+def corrected_large(page: AuditPage) -> list[Block]:
+    """The corrected preset from its archive at 1,000 shadow models per world (nothing without it)."""
     large = page.large
-    if large is not None and not large.empty and (large["archive"] == ARCHIVE).any():
-        records = large[large["archive"] == ARCHIVE]
-        table = verdicts.corrected_table(records, epsilon=page.eps)
-        out += [SaveTable("corrected_audit_large", table, index=False), ShowTable(table),
-                Text(large_text(table, epsilon=page.eps, ceiling=large_ceiling(records, "clopper_pearson")))]
-    return out
+    if large is None or large.empty or not (large["archive"] == ARCHIVE).any():
+        return []
+    records = large[large["archive"] == ARCHIVE]
+    table = verdicts.corrected_table(records, epsilon=page.eps)
+    return [SaveTable("corrected_audit_large", table, index=False), ShowTable(table),
+            Text(large_text(table, epsilon=page.eps, ceiling=large_ceiling(records, "clopper_pearson")))]
+
+
+def corrected(page: AuditPage) -> list[Block]:
+    """The corrected preset at this profile (when audited) and from its archive (when present):
+    :func:`corrected_profile` then :func:`corrected_large` (the page shows them in separate parts)."""
+    return [*corrected_profile(page), *corrected_large(page)]

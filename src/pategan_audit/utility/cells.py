@@ -139,8 +139,10 @@ class UtilityCell:
         object.__setattr__(self, "classifiers", tuple(self.classifiers))
         if self.dataset not in DATASETS:
             raise ValueError(f"dataset must be one of {DATASETS}, got {self.dataset!r}")
-        if self.implementation not in ALL_NAMES:
-            raise ValueError(f"implementation must be one of {ALL_NAMES}, got {self.implementation!r}")
+        if not isinstance(self.implementation, str) or not self.implementation:
+            # any name: a cell run with its own make_generator may carry a generator of its own; the
+            # default factory refuses a name it does not know (implementations.create) before any fit
+            raise ValueError(f"implementation must be a preset name such as {ALL_NAMES[0]!r}, got {self.implementation!r}")
         object.__setattr__(self, "epsilon", _number("epsilon", self.epsilon, "e.g. 1.0"))
         object.__setattr__(self, "delta", _number("delta", self.delta, "the paper uses 1e-5"))
         _check_seed(self.seed)

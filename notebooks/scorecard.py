@@ -104,7 +104,7 @@ else:
     fig = summary.plot_sections(section_counts)
     save_figure(fig, "summary_sections", root / "scorecard")
     summary.write_summary(root / "scorecard" / "summary.md",
-                          summary.summary_markdown(card_large, claims, beyond, figure="_generated/summary_sections.png"))
+                          summary.summary_markdown(card_large, claims, beyond, figure="summary_sections.png"))
     display(Markdown(summary.summary_markdown(card_large, claims, beyond)))
     plt.show()
 

@@ -184,13 +184,13 @@ def test_a_table_drawn_again_reuses_its_scores_and_nothing_else(cervical, cache,
     """Across the ε of a sweep a table can be drawn again (common random numbers): its scores are
     read, not recomputed; another seed, another table or ``refresh`` computes them."""
     calls = []
-    real = R.evaluate_table
+    real = R.prepare_table  # every table that is scored (not read from the cache) is prepared once
 
     def counting(*args, **kwargs):
         calls.append(kwargs["seed"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(R, "evaluate_table", counting)
+    monkeypatch.setattr(R, "prepare_table", counting)
     first = U.run_cell(_cell(epsilon=1.0), data=cervical, make_generator=NoisyResampler)
     assert len(calls) == 4  # 2 models x 2 tables
     again = U.run_cell(_cell(epsilon=5.0), data=cervical, make_generator=NoisyResampler)  # same tables

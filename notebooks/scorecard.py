@@ -104,7 +104,7 @@ else:
     fig = summary.plot_sections(section_counts)
     save_figure(fig, "summary_sections", root / "scorecard")
     summary.write_summary(root / "scorecard" / "summary.md",
-                          summary.summary_markdown(card_large, claims, beyond, figure="summary_sections.png"))
+                          summary.summary_markdown(card_large, claims, beyond, figure="/_generated/summary_sections.png"))
     display(Markdown(summary.summary_markdown(card_large, claims, beyond)))
     plt.show()
 
@@ -131,7 +131,7 @@ if not card_large.empty:
 # own group (*coverage*, the target is at least 85 %), the median tolerance, and the same for the
 # rule before calibration. Then, for the Table 4 cells drawn with several master seeds, our draws
 # and the percentile of the paper's value among them: a cell drawn at least five times is judged by
-# where the paper's number falls in our distribution (the 90 % prediction interval of one more draw,
+# where the paper's number falls in our distribution (the 95 % prediction interval of one more draw,
 # mean ± t·s·sqrt(1 + 1/n)), not by one draw against another; the last table checks that interval on
 # the draws themselves (each draw left out in turn and predicted from the others).
 

@@ -1039,7 +1039,7 @@ def test_a_cell_drawn_several_times_is_judged_by_the_distribution_of_its_draws(m
            "interval_lo": 0.88, "interval_hi": 0.92}
     card = scorecard.build(pd.DataFrame([{**row, "profile": "large"}])).set_index(["table", "row", "column"])
     got = card.loc[("table4", "cervical_cancer", "borealis")]
-    half = stats.t.ppf(0.95, 5) * np.std(values, ddof=1) * np.sqrt(1 + 1 / 6)
+    half = stats.t.ppf((1 + tolerances.PREDICTION_LEVEL) / 2, 5) * np.std(values, ddof=1) * np.sqrt(1 + 1 / 6)
     assert got["draws"] == 6 and got["ours"] == pytest.approx(np.mean(values))
     assert got["tolerance"] == pytest.approx(half) and "prediction interval" in got["rule"]
     assert got["verdict"] == ("reproduced" if abs(np.mean(values) - 0.64) <= half else "differs")

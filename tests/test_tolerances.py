@@ -117,7 +117,7 @@ def test_the_prediction_interval_holds_one_more_draw_as_often_as_it_says():
     hits = []
     for _ in range(4000):
         x = rng.normal(0.8, 0.05, size=7)
-        centre, half = T.prediction_interval(x[:6])
+        centre, half = T.prediction_interval(x[:6], level=0.9)
         hits.append(abs(x[6] - centre) <= half)
     assert 0.88 <= np.mean(hits) <= 0.92
     with pytest.raises(ValueError, match="two draws"):

@@ -1150,7 +1150,7 @@ def _several_draws(card: pd.DataFrame) -> dict:
 
 
 def _draws_tolerance(row, draws) -> tuple[float, str]:
-    """The tolerance of a cell with several draws: the half-width of the 90 % prediction interval of
+    """The tolerance of a cell with several draws: the half-width of the prediction interval of
     one more draw (the paper's) from ours (:func:`pategan_audit.tolerances.prediction_interval`),
     around their mean, never below the rule's floor; the paper's percentile among our draws is named."""
     from . import tolerances as T
@@ -1159,8 +1159,9 @@ def _draws_tolerance(row, draws) -> tuple[float, str]:
     _, half = T.prediction_interval(draws.values)
     floor = _floor(metric, dataset)
     return max(half, floor), (f"{len(draws.values)} independent draws at the archive's protocol, the paper's value "
-                              f"at percentile {draws.percentile:.0f} of them: mean ± t·s·sqrt(1 + 1/n), the 90 % "
-                              f"prediction interval of one more draw, = ± {half:.4f}, floor {floor:.4g}")
+                              f"at percentile {draws.percentile:.0f} of them: mean ± t·s·sqrt(1 + 1/n), the "
+                              f"{T.PREDICTION_LEVEL:.0%} prediction interval of one more draw, = ± {half:.4f}, "
+                              f"floor {floor:.4g}")
 
 
 def build(ours: pd.DataFrame) -> pd.DataFrame:

@@ -154,7 +154,7 @@ else:
                                "ours median": float(pd.Series(d.values).median()), "ours max": max(d.values),
                                "paper": d.paper, "paper's percentile": d.percentile} for d in draws])
                 .set_index("cell").round(4))
-        fig, ax = plt.subplots(figsize=(8, 0.45 * len(draws) + 1.2))
+        fig, ax = plt.subplots(figsize=(7, 0.45 * len(draws) + 1.2))
         for i, d in enumerate(draws):
             ax.scatter(d.values, [i] * len(d.values), color="#2a9d8f", s=18, label="our draws" if i == 0 else None)
             ax.scatter([d.paper], [i], color="#e76f51", marker="|", s=250, label="paper" if i == 0 else None)

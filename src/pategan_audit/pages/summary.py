@@ -280,7 +280,7 @@ _COLOURS = {"reproduced": "#2a9d8f", "uninformative": "#b8b8b8", "at chance (bot
 def _stacked(counts: pd.DataFrame, columns: list[str], title: str, *, hatch: dict | None = None):
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(10, 0.4 * len(counts) + 1.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(7, 0.4 * len(counts) + 1.4), layout="constrained")
     left = np.zeros(len(counts))
     y = np.arange(len(counts))[::-1]
     for col in columns:

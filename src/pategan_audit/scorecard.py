@@ -35,7 +35,8 @@ import pandas as pd
 
 from . import reference as R
 from .archive import UTILITY_TABLE_ARCHIVES
-from .tolerances import best_of_n_intervals  # one implementation: the spread h the tolerances calibrate
+from .tolerances import FLOOR, best_of_n_intervals  # one implementation: the spread h the tolerances calibrate
+from .tolerances import floor as _tolerance_floor
 
 __all__ = ["RULES", "TOLERANCES", "VERDICTS", "EXPLANATIONS", "paper_numbers", "collect_ours", "collect_code", "collect_data", "variant_rows",
            "collect_archived", "derive", "build", "summary", "verdict_counts", "rules_table", "not_compared", "OURS_COLUMNS",
@@ -79,8 +80,8 @@ __all__ = ["RULES", "TOLERANCES", "VERDICTS", "EXPLANATIONS", "paper_numbers", "
 Z90 = 1.6448536269514722  #: half-width of a 90 % normal interval in standard errors
 CHANCE_AUROC_BAND = 0.02  #: |AUROC − 0.5| ≤ this: at chance
 CHANCE_AUPRC_LIFT = 1.5  #: AUPRC ≤ this × base rate: at chance
-FLOOR_AUROC = 0.01  #: smallest AUROC tolerance (and Setting A's; the paper prints 4 decimals of a noisy mean)
-FLOOR_AUPRC = 0.01  #: smallest AUPRC tolerance, lowered to the base rate where that is smaller
+FLOOR_AUROC = FLOOR  #: smallest AUROC tolerance (and Setting A's; the paper prints 4 decimals of a noisy mean)
+FLOOR_AUPRC = FLOOR  #: smallest AUPRC tolerance, lowered to the base rate where that is smaller
 FALLBACK_AUROC = 0.05  #: AUROC tolerance when no spread is measurable
 FALLBACK_AUPRC_RELATIVE = 0.25  #: AUPRC fallback: this share of the larger excess over the base rate (≤ 0.05)
 SPREAD_FLOOR_EPS = 0.05  #: smallest half-width of an ε_emp spread (auditing.verdicts)
@@ -208,10 +209,9 @@ def at_chance(value: float, metric: str, dataset: str | None) -> bool:
 
 
 def _floor(metric: str, dataset: str | None) -> float:
-    if metric.endswith("auprc"):
-        pi = base_rate(dataset)
-        return min(FLOOR_AUPRC, pi) if not math.isnan(pi) else FLOOR_AUPRC
-    return FLOOR_AUROC
+    """The smallest tolerance of a metric: one rule, :func:`pategan_audit.tolerances.floor` (AUPRC
+    lowered to the base rate where that is smaller)."""
+    return _tolerance_floor("auprc" if metric.endswith("auprc") else "auroc", dataset)
 
 
 def _get(row, key) -> float:
@@ -636,11 +636,6 @@ def collect_ours(results_dir: str | Path) -> pd.DataFrame:
     df[["table", "row", "column"]] = df[["table", "row", "column"]].astype(str)
     df = df[df["table"].isin(set(RULES))]  # e.g. a repeated header line is not a row
     return df[cols].drop_duplicates(["table", "row", "column"], keep="last")
-
-
-_TABLE2_COLUMNS = {"PATE": "pate", "Data Partition": "data_partition", "Moments Acc.": "moments_accountant",
-                   "Metadata": "metadata", "Laplace Noise": "laplace_noise", "δ Scale": "delta_scale",
-                   "Labels Distribution": "labels_distribution", "Teachers": "teachers", "Processing": "processing"}
 
 
 #: ``runs`` of the Table 2 rows: what stands behind each tick (:func:`kind_of` reads it as measured).
@@ -1140,11 +1135,14 @@ def _several_draws(card: pd.DataFrame) -> dict:
     from . import tolerances as T
 
     out = {}
-    for i, (table, row, column, profile) in enumerate(zip(card["table"], card["row"], card["column"], card["profile"])):
+    for i, (table, row, column, profile, ours) in enumerate(zip(card["table"], card["row"], card["column"],
+                                                                 card["profile"], card["ours"])):
         if table not in ("table4", "table4_auprc") or not isinstance(profile, str) or profile in REDUCED_PROFILES:
             continue
         d = T.draws_distribution(f"{table}/{row}/{column}")
-        if d is not None and len(d.values) >= T.MIN_DRAWS and any(s.startswith("0 ") for s in d.seeds):
+        # the row must be the archive's own draw (seed 0) of that distribution, not another run of the cell
+        if d is not None and len(d.values) >= T.MIN_DRAWS and any(
+                s.startswith("0 ") and _same_value(v, ours) for s, v in zip(d.seeds, d.values)):
             out[card.index[i]] = d
     return out
 

@@ -44,7 +44,7 @@ from .runner import REPO_ROOT
 
 __all__ = ["RULES", "FIT_LEVEL", "Z90", "Calibration", "rule_of", "best_of_n_intervals", "redraw_pairs", "fit",
            "calibration", "calibrated_half_width", "pair_tolerance", "cross_validated", "coverage_table",
-           "percentile_of", "Draws", "draws_distribution", "REDRAWS_DIR", "cap", "MIN_DRAWS", "PREDICTION_LEVEL",
+           "percentile_of", "Draws", "draws_distribution", "REDRAWS_DIR", "cap", "floor", "MIN_DRAWS", "PREDICTION_LEVEL",
            "prediction_interval", "prediction_coverage"]
 
 Z90 = 1.6448536269514722  #: half-width of a 90 % normal interval in standard errors
@@ -100,7 +100,9 @@ def _chance(metric: str, dataset: str | None) -> float:
     return 0.5 if metric == "auroc" else _base_rates().get(dataset or "", float("nan"))
 
 
-def _floor(metric: str, dataset: str | None) -> float:
+def floor(metric: str, dataset: str | None) -> float:
+    """The smallest tolerance (:data:`FLOOR`; an AUPRC's is lowered to the base rate π where that is
+    smaller): the one rule the scorecard's fallbacks use too."""
     pi = _chance("auprc", dataset)
     return min(FLOOR, pi) if metric == "auprc" and not math.isnan(pi) else FLOOR
 
@@ -364,9 +366,9 @@ def pair_tolerance(s, *, k: float, tau: float, metric: str, dataset=None) -> np.
     ``s = hypot(h_1, h_2)``: ``sqrt(k²·s² + 2τ²)``, floored and capped (module docstring)."""
     s = np.asarray(s, float)
     ds = np.broadcast_to(np.asarray(dataset, object), s.shape)
-    floor = np.array([_floor(metric, d) for d in ds.ravel()]).reshape(s.shape)
+    lowest = np.array([floor(metric, d) for d in ds.ravel()]).reshape(s.shape)
     top = np.array([cap(metric, d) for d in ds.ravel()]).reshape(s.shape)
-    return np.minimum(np.maximum(np.sqrt((k * s) ** 2 + 2 * tau ** 2), floor), top)
+    return np.minimum(np.maximum(np.sqrt((k * s) ** 2 + 2 * tau ** 2), lowest), top)
 
 
 def fit(pairs: pd.DataFrame, *, level: float = FIT_LEVEL) -> tuple[float, float]:
@@ -433,7 +435,7 @@ def cross_validated(pairs: pd.DataFrame, *, level: float = FIT_LEVEL) -> pd.Data
 
 def _uncalibrated(pairs: pd.DataFrame) -> np.ndarray:
     """The tolerance before calibration: max(sqrt(h_a² + h_b²), floor)."""
-    return np.array([max(s, _floor(m, d)) for s, m, d in zip(pairs["s"], pairs["metric"], pairs["dataset"])])
+    return np.array([max(s, floor(m, d)) for s, m, d in zip(pairs["s"], pairs["metric"], pairs["dataset"])])
 
 
 def coverage_table(**where) -> pd.DataFrame:

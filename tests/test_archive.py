@@ -510,3 +510,24 @@ def test_spread_presets_alternates_presets_per_dataset_and_keeps_each_order():
     assert all((a.dataset, a.implementation) != (b.dataset, b.implementation) for a, b in zip(sweep, sweep[1:]))
     with pytest.raises(ValueError, match="workers"):
         archive.spread_presets(cells, 0)
+
+
+def test_best25_cells_run_epileptic_and_isolet_at_the_papers_best_of_25_and_10000_cap():
+    """utility_best25_large (issue 38): Table 4's Epileptic and ISOLET rows at the paper's protocol,
+    best of 5 x 5 at the 10,000-iteration cap (utility_large ran Epileptic at 2 x 2 with a 2,000 cap),
+    Epileptic first with its Setting A, the seven presets cheapest first, the authors' AdaBoost."""
+    from pategan_audit.archive import ALL_PRESETS, BEST25_TABLES, TABLES_ADABOOST, best25_cells
+    from pategan_audit.utility import SettingACell
+
+    cells = best25_cells("large")
+    assert len(cells) == 1 + 2 * len(ALL_PRESETS) == 15
+    assert [c.dataset for c in cells] == ["epileptic_seizure"] * 8 + ["isolet"] * 7
+    assert isinstance(cells[0], SettingACell) and not any(isinstance(c, SettingACell) for c in cells[1:])
+    synth = cells[1:]
+    assert {(c.dataset, c.implementation) for c in synth} == {(d, i) for d in ("epileptic_seizure", "isolet")
+                                                               for i in ALL_PRESETS}
+    assert BEST25_TABLES == (5, 5) and {(c.n_models, c.n_tables) for c in synth} == {(5, 5)}
+    assert {c.max_iter for c in synth} == {10_000} and {c.subsample for c in cells} == {None}
+    assert {c.epsilon for c in synth} == {1.0} and {c.adaboost for c in cells} == {TABLES_ADABOOST}
+    assert synth[0].implementation == "corrected" and synth[-1].implementation == "synthcity"
+    assert "utility_best25_large" in archive.RESUMABLE

@@ -54,6 +54,7 @@ archives: $(STAMP)
 	$(BIN)/python -m pategan_audit.archive audit_gnmax_large --n-jobs 2
 	$(BIN)/python -m pategan_audit.archive utility_sweep_large --n-jobs 2
 	$(BIN)/python -m pategan_audit.archive utility_tables_large --n-jobs 2
+	$(BIN)/python -m pategan_audit.archive utility_best25_large --n-jobs 2
 	$(BIN)/python -m pategan_audit.archive audit_ablation_querybased_large --n-jobs 2
 	$(BIN)/python -m pategan_audit.archive audit_targets_large --n-jobs 2
 	$(BIN)/python -m pategan_audit.archive audit_ablation_groundhog_large --n-jobs 2

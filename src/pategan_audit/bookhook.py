@@ -13,7 +13,10 @@ tagged ``remove-cell`` (the pages show their parameters as a table) and the kern
 build over IPC rather than TCP (:func:`kernel_options`). ``book/intro.md`` opens with the summary the
 scorecard page computes (:mod:`pategan_audit.pages.summary`): before the notebooks run, a placeholder
 is written to ``book/_generated/`` where none exists, and after them the computed summary is copied
-there (:func:`place_summary`), so the page that includes it is read after it exists.
+there (:func:`place_summary`), so the page that includes it is read after it exists. The "How to
+reproduce" page (``book/reproduce.md``) includes the archive table, generated from the committed
+archives' ``meta.json`` into ``book/_generated/`` before the notebooks run
+(:func:`place_archive_table`, :mod:`pategan_audit.pages.archives`).
 
 Configuration (``_config.yml`` -> ``sphinx.config``):
 ``pategan_audit_notebooks`` (list of names, executed in order), ``pategan_audit_profile``
@@ -31,9 +34,11 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from .pages.archives import write_table
 from .runner import atomic_write_text, source_hash
 
-__all__ = ["setup", "notebook_key", "execute_notebook", "kernel_options", "hide_injected_parameters", "place_summary"]
+__all__ = ["setup", "notebook_key", "execute_notebook", "kernel_options", "hide_injected_parameters", "place_summary",
+           "place_archive_table"]
 
 _VERSIONED = ("torch", "numpy", "pandas", "scikit-learn", "scipy", "xgboost-cpu", "papermill")
 
@@ -151,6 +156,16 @@ def place_summary(repo: Path, book_dir: Path, *, placeholder: bool) -> None:
             os.replace(tmp, target / name)
 
 
+#: The archive table ``book/reproduce.md`` includes, written beside the summary.
+ARCHIVE_TABLE = "archives.md"
+
+
+def place_archive_table(book_dir: Path, *, directory: str | os.PathLike | None = None) -> bool:
+    """Write the archive table (:func:`pategan_audit.pages.archives.write_table`, read from the archives
+    in ``directory``, default the committed ones) to ``book/_generated/``; True if it changed."""
+    return write_table(book_dir / SUMMARY_TARGET / ARCHIVE_TABLE, directory)
+
+
 def _on_builder_inited(app) -> None:
     from sphinx.errors import ExtensionError
 
@@ -160,6 +175,10 @@ def _on_builder_inited(app) -> None:
     force = os.environ.get("PATEGAN_AUDIT_FORCE", "") not in ("", "0")
     always = set(app.config.pategan_audit_always_run)
     place_summary(repo, book_dir, placeholder=True)
+    try:
+        place_archive_table(book_dir)
+    except Exception as exc:
+        raise ExtensionError(f"the archive table of book/reproduce.md could not be generated: {exc}") from exc
     for name in app.config.pategan_audit_notebooks:
         try:
             execute_notebook(repo, book_dir, name, {"profile": profile}, force=force or name in always)

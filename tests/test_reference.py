@@ -294,7 +294,7 @@ def _iterations(kind, *, lam, num_moments, delta, queries, target, cap):
     acc = MomentsAccountant(kind, lam=lam, num_moments=num_moments, delta=delta, num_teachers=5, warn_at_edge=False)
     it = 0
     while acc.epsilon < target and it < cap:
-        acc.add_queries(np.full(queries, 2))
+        acc.charge(np.full(queries, 2))
         it += 1
     return it
 

@@ -22,7 +22,7 @@ def iterations_until_budget(acc, *, queries_per_iteration, target_epsilon):
     votes = np.full(queries_per_iteration, acc.num_teachers // 2)
     first, iterations = None, 0
     while acc.epsilon < target_epsilon:
-        acc.add_queries(votes)
+        acc.charge(votes)
         iterations += 1
         first = acc.epsilon if first is None else first
     return first, iterations
@@ -57,14 +57,14 @@ def test_smartnoise_top_of_loop_check_trains_the_same_number_of_iterations():
         eps = acc.epsilon
         if eps > 1.0:
             break
-        acc.add_queries(np.full(320, 5))
+        acc.charge(np.full(320, 5))
         trained += 1
     assert trained == 33 and iteration == 34
 
 
 def test_zero_queries_and_floor():
     acc = make()
-    acc.add_queries(np.array([], dtype=int))
+    acc.charge(np.array([], dtype=int))
     np.testing.assert_array_equal(acc.alpha, np.zeros(20))
     assert acc.num_queries == 0
     assert acc.epsilon == pytest.approx(np.log(1e5) / 20, rel=1e-12)
@@ -76,7 +76,7 @@ def test_matches_summed_increments():
         acc = make(kind, lam=0.3, L=40, k=9)
         batches = [rng.integers(0, 10, size=64) for _ in range(5)]
         for b in batches:
-            acc.add_queries(b)
+            acc.charge(b)
         ref = sum(summed_increments(kind, n1=b, num_teachers=9, lam=0.3, num_moments=40) for b in batches)
         np.testing.assert_allclose(acc.alpha, ref, rtol=1e-12, equal_nan=True)
         assert acc.num_queries == 320
@@ -86,11 +86,11 @@ def test_nan_ends_the_loop_and_negative_alpha():
     """Example F (k=5, (3,2), λ=0.5): updated α(1) = NaN, so ε̂ = NaN and `NaN < ε` is False;
     borealis α(1) becomes negative."""
     upd = make("updated", lam=0.5, L=3, k=5)
-    upd.add_queries([2])
+    upd.charge([2])
     assert np.isnan(upd.epsilon) and upd.best_order == -1
     assert not (upd.epsilon < 1.0)
     bor = make("borealis", lam=0.5, L=3, k=5)
-    bor.add_queries([2])
+    bor.charge([2])
     assert bor.alpha[0] == pytest.approx(-11.63061741, rel=RTOL)
 
 
@@ -108,7 +108,7 @@ def test_epsilon_if_dominates_any_votes(kind):
         acc = make(kind, lam=lam, L=50, k=7)
         for _ in range(3):
             predicted = acc.epsilon_if(64)
-            acc.add_queries(rng.integers(0, 8, size=64))
+            acc.charge(rng.integers(0, 8, size=64))
             if not np.isnan(acc.epsilon):
                 assert acc.epsilon <= predicted + 1e-12
     assert make(kind).epsilon_if(0) == make(kind).epsilon
@@ -122,7 +122,7 @@ def test_corrected_stopping_rule_never_overshoots():
         iterations = 0
         while acc.epsilon_if(5 * 64) <= target:
             for _ in range(5):
-                acc.add_queries(rng.binomial(10, 0.9, size=64))
+                acc.charge(rng.binomial(10, 0.9, size=64))
             iterations += 1
         assert iterations > 0
         assert acc.epsilon <= target
@@ -138,7 +138,7 @@ def test_corrected_rule_stops_one_iteration_before_the_released_overshoot():
     corrected = make("corrected")
     n_corrected = 0
     while corrected.epsilon_if(64) <= 1.0:
-        corrected.add_queries(np.full(64, 5))
+        corrected.charge(np.full(64, 5))
         n_corrected += 1
     assert (n_released, n_corrected) == (158, 157)
     assert released.epsilon > 1.0 >= corrected.epsilon
@@ -146,9 +146,9 @@ def test_corrected_rule_stops_one_iteration_before_the_released_overshoot():
 
 def test_copy_is_independent():
     acc = make()
-    acc.add_queries([5] * 3)
+    acc.charge([5] * 3)
     twin = acc.copy()
-    twin.add_queries([5] * 3)
+    twin.charge([5] * 3)
     assert twin.num_queries == 6 and acc.num_queries == 3
     assert np.all(twin.alpha > acc.alpha)
 
@@ -171,7 +171,7 @@ def test_bad_construction(kwargs, match):
 def test_bad_queries():
     acc = make(k=5)
     with pytest.raises(ValueError, match=r"\[0, num_teachers=5\]"):
-        acc.add_queries([6])
+        acc.charge([6])
     with pytest.raises(ValueError, match="non-negative integer"):
         acc.epsilon_if(-1)
 

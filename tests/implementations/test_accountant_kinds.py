@@ -20,7 +20,7 @@ NO_LOG = {1: [2.087923433, 6.224383544, 24.0], 0: [1.15688912, 1.801834207, 6.01
 
 def first_moments(kind: str, n1: int) -> np.ndarray:
     acc = MomentsAccountant(kind, lam=1.0, num_moments=3, delta=1e-5, num_teachers=5, warn_at_edge=False)
-    acc.add_queries([n1])
+    acc.charge([n1])
     return acc.alpha
 
 

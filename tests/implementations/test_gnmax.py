@@ -9,7 +9,8 @@ import torch
 from pategan_audit.accounting.gnmax import DEFAULT_ORDERS, epsilon_from_rdp
 from pategan_audit.implementations import create
 from pategan_audit.accounting.gnmax import max_queries_within_budget
-from pategan_audit.implementations.gnmax import confident_gnmax, noise_for_budget, per_query_rdp
+from pategan_audit.accounting.rdp import noise_for_budget, per_query_rdp
+from pategan_audit.implementations.gnmax import confident_gnmax
 
 from .conftest import make_toy, toy_bounds
 
@@ -219,7 +220,7 @@ def test_strong_consensus_costs_less_than_the_data_independent_bound():
     """Unanimous answered votes: Thm 6 is far below λ/σ² (data-dependent ε < data-independent ε);
     tied votes: Thm 6 falls back to λ/σ², the data-dependent ε is that of charging the answered
     queries data-independently."""
-    from pategan_audit.implementations.gnmax import data_dependent_epsilon
+    from pategan_audit.accounting.rdp import data_dependent_epsilon
 
     k, s1, s2, Q, delta = 200, 60.0, 40.0, 300, 1e-5
     indep = epsilon_from_rdp(Q * per_query_rdp(s1, s2), orders=DEFAULT_ORDERS, delta=delta)[0]

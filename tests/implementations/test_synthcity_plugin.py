@@ -82,7 +82,7 @@ def test_eps_hat_of_the_charged_rows_matches_the_library(run):
     eps = []
     for it, charged in enumerate(run["charged"]):
         # votes do not matter at λ = 1e-3 (every increment is clipped): alternate the extremes
-        acc.add_queries(np.full(charged, 0 if it % 2 else run["num_teachers"], dtype=np.int64))
+        acc.charge(np.full(charged, 0 if it % 2 else run["num_teachers"], dtype=np.int64))
         eps.append(acc.epsilon)
     np.testing.assert_allclose(eps, run["eps_hat"], rtol=0, atol=1e-9)
     assert run["eps_hat"][-1] >= REF["epsilon"] > run["eps_hat"][-2]  # stopped by the budget, not the cap
@@ -133,7 +133,7 @@ def test_first_iteration_labels_and_charges_as_the_library(one_iteration):
 def _eps_of(charged: int, run: dict) -> float:
     acc = MomentsAccountant("synthcity", lam=REF["lamda"], num_moments=REF["alpha"], delta=run["delta"],
                             num_teachers=run["num_teachers"], warn_at_edge=False)
-    acc.add_queries(np.zeros(charged, dtype=np.int64))
+    acc.charge(np.zeros(charged, dtype=np.int64))
     return acc.epsilon
 
 

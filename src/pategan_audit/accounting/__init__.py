@@ -2,11 +2,15 @@
 
 * :mod:`.formulas`: pure per-query moment increments of each accountant kind (``paper``,
   ``updated``, ``synthcity``, ``borealis``, ``smartnoise``, ``corrected``) and ε̂ from moments;
-* :mod:`.accountant`: :class:`MomentsAccountant`, the state of one run;
+* :mod:`.ledger`: the one accountant interface (:class:`Accountant`: ``charge`` an event, read ε̂
+  at δ) and the :class:`Ledger` of what was charged;
+* :mod:`.accountant`: :class:`MomentsAccountant`, the state of one run, and
+  :func:`charge_replicas` (many replicas' accountants charged at once);
+* :mod:`.rdp`: :class:`RdpAccountant`, the Rényi-DP accountant of gnmax's Confident-GNMax queries;
 * :mod:`.exact`: exact log-moments of one noisy binary vote (slow reference for the bounds);
 * :mod:`.gaussian`: the Gaussian label-noise scales of original and turing.
 """
-from .accountant import MomentsAccountant
+from .accountant import MomentsAccountant, charge_replicas
 from .exact import MECHANISMS, exact_vote_moments
 from .formulas import (
     KINDS,
@@ -21,14 +25,20 @@ from .formulas import (
     vote_q,
 )
 from .gaussian import SIGMA_KINDS, gaussian_label_noise_sigma, label_flip_probability
+from .ledger import Accountant, Ledger
+from .rdp import RdpAccountant
 from . import gnmax as gnmax  # Confident-GNMax analysis (PATE 2018): accounting.gnmax.*
 
 __all__ = [
+    "Accountant",
     "KINDS",
+    "Ledger",
     "MECHANISMS",
     "SIGMA_KINDS",
     "MomentOrderAtEdgeWarning",
     "MomentsAccountant",
+    "RdpAccountant",
+    "charge_replicas",
     "compare_increments",
     "data_independent_increment",
     "epsilon_from_moments",

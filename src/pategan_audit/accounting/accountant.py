@@ -1,7 +1,8 @@
 """The state of one training run's moments accountant (PATE-GAN Alg. 1, accountant lines).
 
-The training loop reports each batch of teacher votes with :meth:`MomentsAccountant.add_queries`
-and reads :attr:`MomentsAccountant.epsilon` for its stopping rule; all maths is in
+The training loop charges each batch of teacher votes with :meth:`MomentsAccountant.charge` (the
+interface of :mod:`.ledger`) and reads :attr:`MomentsAccountant.epsilon` for its stopping rule;
+:func:`charge_replicas` charges many replicas' accountants at once; all maths is in
 :mod:`pategan_audit.accounting.formulas`.
 
 Neighbouring relation: one record added or removed, which changes at most one teacher's vote
@@ -11,6 +12,7 @@ property of its training loop (violations V3–V6), not of the accountant.
 from __future__ import annotations
 
 import copy as _copy
+from typing import Sequence
 
 import numpy as np
 
@@ -23,8 +25,9 @@ from .formulas import (
     epsilon_from_moments,
     moment_increments,
 )
+from .ledger import Ledger, check_queries
 
-__all__ = ["MomentsAccountant"]
+__all__ = ["MomentsAccountant", "charge_replicas"]
 
 
 class MomentsAccountant:
@@ -44,14 +47,15 @@ class MomentsAccountant:
 
     Attributes
     ----------
-    alpha: float64 array [L], starts at zeros.
+    ledger: what was charged (:class:`~pategan_audit.accounting.ledger.Ledger`).
+    alpha: float64 array [L] (read-only), starts at zeros.
     num_queries: number of queries charged so far.
 
     Example (implementation notes §accountants.examples, vote-independent stopping, updated at λ = 1e-3):
 
     >>> acc = MomentsAccountant("updated", lam=1e-3, num_moments=20, delta=1e-5, num_teachers=10,
     ...                         warn_at_edge=False)
-    >>> acc.add_queries([5] * 64)
+    >>> acc.charge([5] * 64)
     >>> round(acc.epsilon, 6)
     0.578334
     """
@@ -74,8 +78,8 @@ class MomentsAccountant:
             raise ValueError(f"delta must lie in (0, 1), got {delta!r}; pass e.g. delta=1e-5 (ideally < 1/N)")
         self.delta = float(delta)
         self.warn_at_edge = bool(warn_at_edge)
-        self.alpha = np.zeros(self.num_moments, dtype=np.float64)
-        self.num_queries = 0
+        self.ledger = Ledger(np.zeros(self.num_moments, dtype=np.float64),
+                             vote_counts=np.zeros(self.num_teachers + 1, dtype=np.int64))
         #: α increment of one query charged whatever its votes (the data-independent bound)
         self.worst_case_increment = data_independent_increment(self.kind, lam=self.lam, num_moments=self.num_moments)
         self._table = moment_increments(  # [k+1, L]: increment of a query with n1 = row index
@@ -86,18 +90,39 @@ class MomentsAccountant:
             num_moments=self.num_moments,
         )
 
-    def add_queries(self, n1) -> None:
-        """Charge one batch of queries; ``n1`` is an int array [Q] of votes for "real".
+    @property
+    def alpha(self) -> np.ndarray:
+        """α(l), l = 1..L, of what was charged (a read-only view; copy it to keep it)."""
+        view = self.ledger.alpha.view()
+        view.flags.writeable = False
+        return view
 
-        Equal to adding :func:`~pategan_audit.accounting.formulas.summed_increments` (up to
-        float rounding): a query's increment depends only on its vote count, so the [k+1, L]
-        table of increments is computed once and each batch costs one vote histogram.
+    @property
+    def num_queries(self) -> int:
+        """Queries charged so far."""
+        return self.ledger.num_queries
+
+    def charge(self, votes=None, *, queries: int | None = None) -> None:
+        """Charge one event: ``votes``, an int array [Q] of votes for "real" (each query charged
+        the increment of its vote count), or ``queries`` queries charged the data-independent
+        increment :attr:`worst_case_increment` whatever their votes.
+
+        The vote charge equals adding :func:`~pategan_audit.accounting.formulas.summed_increments`
+        (up to float rounding): a query's increment depends only on its vote count, so the
+        [k+1, L] table of increments is computed once and each batch costs one vote histogram.
         """
-        votes = _check_votes(n1, self.num_teachers).astype(np.int64)
-        counts = np.bincount(votes, minlength=self.num_teachers + 1)
+        if (votes is None) == (queries is None):
+            raise ValueError("charge takes either votes (the n1 of each query) or queries (a number charged the "
+                             f"worst case), exactly one of them; got votes={votes!r}, queries={queries!r}")
+        if queries is not None:
+            n = check_queries(queries)
+            self.ledger.record(self.ledger.alpha + n * self.worst_case_increment, queries=n, worst_case=True)
+            return
+        v = _check_votes(votes, self.num_teachers).astype(np.int64)
+        counts = np.bincount(v, minlength=self.num_teachers + 1)
         seen = np.flatnonzero(counts)  # zero counts must not multiply NaN rows
-        self.alpha = self.alpha + counts[seen].astype(np.float64) @ self._table[seen]
-        self.num_queries += int(votes.size)
+        self.ledger.record(self.ledger.alpha + counts[seen].astype(np.float64) @ self._table[seen],
+                           queries=int(v.size), worst_case=False, counts=counts)
 
     @property
     def epsilon(self) -> float:
@@ -122,8 +147,22 @@ class MomentsAccountant:
         return epsilon_from_moments(alpha, delta=self.delta, warn=False)[0]
 
     def copy(self) -> "MomentsAccountant":
-        """An independent copy (the α array is not shared)."""
+        """An independent copy (the ledger is not shared)."""
         return _copy.deepcopy(self)
+
+    def fresh(self) -> "MomentsAccountant":
+        """An accountant of the same kind, λ, L, δ and k with nothing charged."""
+        return MomentsAccountant(self.kind, lam=self.lam, num_moments=self.num_moments, delta=self.delta,
+                                 num_teachers=self.num_teachers, warn_at_edge=self.warn_at_edge)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickle, also an accountant pickled before the ledger (``alpha`` and ``num_queries`` as attributes)."""
+        if "ledger" not in state:
+            state = dict(state)
+            k = int(state["num_teachers"])
+            state["ledger"] = Ledger(np.asarray(state.pop("alpha"), dtype=np.float64), state.pop("num_queries", 0),
+                                     vote_counts=np.zeros(k + 1, dtype=np.int64))
+        self.__dict__.update(state)
 
     def __repr__(self) -> str:
         return (
@@ -131,3 +170,39 @@ class MomentsAccountant:
             f"delta={self.delta:g}, num_teachers={self.num_teachers}, num_queries={self.num_queries})"
         )
 
+
+def charge_replicas(accountants: Sequence[MomentsAccountant], votes: np.ndarray, charged: np.ndarray, *,
+                    worst_case: bool) -> None:
+    """Charge R replicas' accountants at once (the batched loop of :mod:`pategan_audit.replicas`).
+
+    ``votes`` int [R, n]: replica j's vote counts this batch; ``charged`` bool [R]: whether replica j
+    charges it (synthcity's skip rule, O4); ``worst_case``: every query charged the data-independent
+    increment (the presets' ``charging`` switch). The accountants share kind, λ, L and k (one
+    preset's settings). Each charged replica's ledger gets the same numbers as its own
+    :meth:`MomentsAccountant.charge` up to float rounding, and exactly the numbers of its single
+    fit (the replica-equivalence tests, ``tests/replicas/``): one vote histogram per replica, the
+    histograms times the shared increment table in one product.
+    """
+    votes = np.asarray(votes)
+    n = votes.shape[1]
+    if worst_case:
+        for acc, c in zip(accountants, charged):
+            if c:
+                acc.charge(queries=n)
+        return
+    acc0 = accountants[0]
+    k = acc0.num_teachers
+    if votes.size and (votes.min() < 0 or votes.max() > k):
+        raise ValueError(f"vote counts must lie in [0, {k}]")
+    R = len(accountants)
+    counts = np.zeros((R, k + 1), dtype=np.float64)
+    np.add.at(counts, (np.repeat(np.arange(R), n), votes.reshape(-1)), 1.0)
+    table = acc0._table
+    ok = ~np.isnan(table).any(axis=1)
+    inc = counts[:, ok] @ table[ok]
+    for jrow in np.flatnonzero(~ok):  # rows holding NaN only reach replicas that saw that count
+        hit = counts[:, jrow] > 0
+        inc[hit] = inc[hit] + counts[hit, jrow, None] * table[jrow]
+    for j, acc in enumerate(accountants):
+        if charged[j]:
+            acc.ledger.record(acc.ledger.alpha + inc[j], queries=n, worst_case=False, counts=counts[j].astype(np.int64))

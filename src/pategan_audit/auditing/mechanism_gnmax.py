@@ -36,7 +36,8 @@ import pandas as pd
 import torch
 
 from ..accounting.gnmax import DEFAULT_ORDERS
-from ..implementations.gnmax import confident_gnmax, confident_gnmax_log_probs, exact_query_rdp, per_query_rdp
+from ..accounting.rdp import per_query_rdp
+from ..implementations.gnmax import confident_gnmax, confident_gnmax_log_probs, exact_query_rdp
 from .bounds import clopper_pearson_interval
 
 __all__ = ["OUTCOMES", "confident_gnmax_log_probs", "count_outcomes", "audit_confident_gnmax", "audit_table"]

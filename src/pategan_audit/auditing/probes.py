@@ -151,11 +151,12 @@ def _probe_accountant(fit: Callable, name: str) -> ProbeResult:
     record = model.trace.extra.get("charged")
     charged_votes = votes[np.asarray(record[0], dtype=bool)] if record else votes  # synthcity skips some batches (O4)
     worst = bool(getattr(model, "_charges_worst_case", lambda: False)())  # charged data-independently
-    replay = MomentsAccountant(acc.kind, lam=acc.lam, num_moments=L, delta=acc.delta, num_teachers=k, warn_at_edge=False)
+    replay = acc.fresh()  # the formula, λ, L, δ and k of the model's accountant, nothing charged
+    replayed = np.zeros(L)
     if len(charged_votes):
-        replay.alpha = replay.alpha + (len(charged_votes) * replay.worst_case_increment if worst
-                                       else np.sum([_increment(replay, v) for v in charged_votes], axis=0))
-    replay_gap = float(np.nanmax(np.abs(replay.alpha - model.trace.alpha[0]) / np.maximum(np.abs(model.trace.alpha[0]), 1e-300)))
+        replayed = replayed + (len(charged_votes) * replay.worst_case_increment if worst
+                               else np.sum([_increment(replay, v) for v in charged_votes], axis=0))
+    replay_gap = float(np.nanmax(np.abs(replayed - model.trace.alpha[0]) / np.maximum(np.abs(model.trace.alpha[0]), 1e-300)))
     n1 = np.arange(grid_k + 1)
     above, below = 0.0, 0.0
     for lam in (acc.lam, 1.0):
@@ -178,10 +179,9 @@ def _probe_accountant(fit: Callable, name: str) -> ProbeResult:
 
 def _increment(acc, n1: int) -> np.ndarray:
     """The per-query α(l) increment a fresh copy of ``acc`` charges for one query with ``n1`` votes."""
-    fresh = acc.copy()
-    fresh.alpha = np.zeros_like(fresh.alpha)
-    fresh.add_queries(np.array([n1]))
-    return np.asarray(fresh.alpha, dtype=np.float64)
+    fresh = acc.fresh()
+    fresh.charge(np.array([n1]))
+    return np.array(fresh.alpha, dtype=np.float64)
 
 
 def _probe_metadata(fit_on: Callable, name: str, seed: int) -> ProbeResult:

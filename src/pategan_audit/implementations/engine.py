@@ -30,6 +30,7 @@ import torch
 
 from ..accounting import MomentsAccountant
 from ..accounting.formulas import KINDS
+from ..accounting.ledger import Accountant
 from ..components.votes import MECHANISMS, aggregate
 from ..seeds import torch_generator, training_streams
 from .base import BaseConfig, BaseGenerator, training_threads, validate_privacy, validate_seed
@@ -135,12 +136,11 @@ class PateGenerator(BaseGenerator):
     def _charges_worst_case(self) -> bool:
         return False
 
-    def _make_accountant(self, num_teachers: int):
-        """The accountant and its data-independent per-query increment (the moments accountant
-        of ``config.accountant``; gnmax brings a Rényi-DP one)."""
-        acc = MomentsAccountant(self.config.accountant, lam=self.config.lam, num_moments=self.config.num_moments,
-                                delta=self.delta_, num_teachers=num_teachers, warn_at_edge=False)
-        return acc, acc.worst_case_increment
+    def _make_accountant(self, num_teachers: int) -> Accountant:
+        """The accountant (the moments accountant of ``config.accountant``; gnmax brings a
+        Rényi-DP one); the loop only charges it and reads it (:mod:`pategan_audit.accounting.ledger`)."""
+        return MomentsAccountant(self.config.accountant, lam=self.config.lam, num_moments=self.config.num_moments,
+                                 delta=self.delta_, num_teachers=num_teachers, warn_at_edge=False)
 
     # -- helpers for presets -------------------------------------------------------------------
     def _resolve_num_teachers(self, num_rows: int) -> int:
@@ -197,10 +197,9 @@ class PateGenerator(BaseGenerator):
         labels, charged = self._release(res.labels)
         if charged:
             if self._charges_worst_case():
-                self.accountant.alpha = self.accountant.alpha + len(n1) * self._worst_increment
-                self.accountant.num_queries += int(len(n1))
+                self.accountant.charge(queries=int(len(n1)))
             else:
-                self.accountant.add_queries(res.n1.numpy())
+                self.accountant.charge(res.n1.numpy())
         if self.config.record:
             self._buf["votes"].append(res.n1.numpy())
             self._buf["noise"].append(res.noise.numpy())
@@ -232,7 +231,7 @@ class PateGenerator(BaseGenerator):
         N, k = self.X_.shape[0], self.num_teachers_
         self.delta_ = self._delta(N)
         self._seen = np.zeros((k, N), dtype=bool)
-        self.accountant, self._worst_increment = self._make_accountant(k)
+        self.accountant = self._make_accountant(k)
         budget = self._epsilon_budget()
         self.trace.extra.update(num_teachers=k, batch_size=self.batch_size_, delta=self.delta_, epsilon_budget=budget)
         return budget

@@ -14,8 +14,9 @@ changes four things:
    plus ``N(0, σ₁²)`` reaches ``T = threshold · k``; an answered query gets the Gaussian noisy
    argmax ``argmax_c n_c + N(0, σ₂²)`` of the two counts (real / fake). Unanswered queries
    are not used to train the student.
-2. **Rényi-DP accounting** (:mod:`pategan_audit.accounting.gnmax`): every query is charged the
-   data-independent cost of the threshold check, ``λ/(2σ₁²)``, plus that of GNMax, ``λ/σ₂²``
+2. **Rényi-DP accounting** (:class:`~pategan_audit.accounting.rdp.RdpAccountant`; formulas in
+   :mod:`pategan_audit.accounting.gnmax`): every query is charged the data-independent
+   cost of the threshold check, ``λ/(2σ₁²)``, plus that of GNMax, ``λ/σ₂²``
    (Prop. 8), whether or not it was answered (charging GNMax only on answered queries would make
    the charge depend on the data); ε̂ = min over orders of ``RDP(λ) + ln(1/δ)/(λ−1)``. The
    charge does not depend on the votes, so the number of iterations is fixed by public
@@ -92,22 +93,21 @@ from typing import ClassVar
 
 import numpy as np
 import torch
-from scipy.optimize import brentq
 
 from ..accounting.gnmax import (
     DEFAULT_ORDERS,
     GNMaxPrivacyRelease,
     epsilon_from_rdp,
-    gnmax_data_dependent_rdp,
-    gnmax_rdp,
     max_queries_within_budget,
     release_gnmax_epsilon,
     threshold_rdp,
 )
+# the RDP accountant and its helpers live in accounting.rdp; re-exported here, where this module's API lists them
+from ..accounting.rdp import RdpAccountant, binary_histograms, data_dependent_epsilon, noise_for_budget, per_query_rdp
 from .corrected import Corrected, CorrectedConfig
 
-__all__ = ["GNMaxConfig", "GNMax", "RdpAccountant", "noise_for_budget", "confident_gnmax", "public_plan",
-           "exact_query_rdp", "confident_gnmax_log_probs", "ANALYSES", "binary_histograms", "data_dependent_epsilon", "release_parameters"]
+__all__ = ["GNMaxConfig", "GNMax", "confident_gnmax", "public_plan", "exact_query_rdp", "confident_gnmax_log_probs",
+           "ANALYSES", "release_parameters"]
 
 #: the values of ``GNMaxConfig.analysis``: the default first
 ANALYSES = ("data_independent", "data_dependent")
@@ -179,86 +179,6 @@ class GNMaxConfig(CorrectedConfig):
                 and not 2.0 * float(self.release_order) * float(self.release_beta) < 1.0:
             raise ValueError(f"the smooth-sensitivity release needs release_order < 1/(2 release_beta), got "
                              f"release_order={self.release_order!r}, release_beta={self.release_beta!r}")
-
-
-class RdpAccountant:
-    """Rényi-DP accountant with the interface the engine expects of an accountant: ``alpha``
-    is the accumulated RDP curve over :data:`~pategan_audit.accounting.gnmax.DEFAULT_ORDERS`,
-    ``epsilon`` its (ε, δ) conversion, ``epsilon_if(n)`` the value after ``n`` more queries of
-    ``per_query`` each."""
-
-    def __init__(self, per_query: np.ndarray, *, delta: float, orders: np.ndarray = DEFAULT_ORDERS):
-        self.orders = np.asarray(orders, dtype=np.float64)
-        self.per_query = np.asarray(per_query, dtype=np.float64)
-        self.delta = float(delta)
-        self.alpha = np.zeros_like(self.orders)
-        self.num_queries = 0
-
-    @property
-    def epsilon(self) -> float:
-        if not self.alpha.any():
-            return 0.0
-        return float(epsilon_from_rdp(self.alpha, orders=self.orders, delta=self.delta)[0])
-
-    @property
-    def best_order(self) -> float:
-        if not self.alpha.any():
-            return float("nan")
-        return float(epsilon_from_rdp(self.alpha, orders=self.orders, delta=self.delta)[1])
-
-    def epsilon_if(self, n_queries: int) -> float:
-        return float(epsilon_from_rdp(self.alpha + int(n_queries) * self.per_query, orders=self.orders,
-                                      delta=self.delta)[0])
-
-    def add_queries(self, n1) -> None:
-        n = int(np.size(n1))
-        self.alpha = self.alpha + n * self.per_query
-        self.num_queries += n
-
-    @property
-    def worst_case_increment(self) -> np.ndarray:
-        """RDP of one query, charged whatever its votes (every charge of this accountant)."""
-        return self.per_query
-
-    def copy(self) -> "RdpAccountant":
-        other = RdpAccountant(self.per_query, delta=self.delta, orders=self.orders)
-        other.alpha, other.num_queries = self.alpha.copy(), self.num_queries
-        return other
-
-
-def per_query_rdp(sigma_threshold: float, sigma_vote: float, orders: np.ndarray = DEFAULT_ORDERS) -> np.ndarray:
-    """Data-independent RDP of one Confident-GNMax query: threshold check plus GNMax."""
-    return threshold_rdp(orders, sigma=sigma_threshold) + gnmax_rdp(orders, sigma=sigma_vote)
-
-
-def noise_for_budget(queries: int, *, epsilon: float, delta: float) -> float:
-    """The σ (= σ₁ = σ₂) at which ``queries`` Confident-GNMax queries spend exactly (ε, δ)."""
-    def excess(log_sigma: float) -> float:
-        s = float(np.exp(log_sigma))
-        return epsilon_from_rdp(queries * per_query_rdp(s, s), orders=DEFAULT_ORDERS, delta=delta)[0] - epsilon
-
-    return float(np.exp(brentq(excess, np.log(1e-3), np.log(1e7), xtol=1e-12)))
-
-
-def binary_histograms(n1, num_teachers: int) -> np.ndarray:
-    """Vote histograms ``[k − n1, n1]`` [Q, 2] (fake, real) of binary vote counts ``n1`` [Q]."""
-    n1 = np.asarray(n1, dtype=np.float64).reshape(-1)
-    return np.stack([int(num_teachers) - n1, n1], axis=1)
-
-
-def data_dependent_epsilon(answered_votes, *, num_queries: int, sigma_threshold: float, sigma_vote: float,
-                           delta: float, orders: np.ndarray = DEFAULT_ORDERS) -> tuple[float, float]:
-    """(ε, λ*) of PATE 2018's data-dependent analysis of Confident-GNMax: ``num_queries`` threshold
-    checks charged data-independently, ``λ/(2σ₁²)`` each, plus the data-dependent RDP of GNMax (Thm 6)
-    at each answered histogram (``answered_votes`` [A, m], A may be 0), converted at the best order.
-
-    A function of the votes: the value itself is not DP (publish :func:`release_gnmax_epsilon`'s)."""
-    orders = np.asarray(orders, dtype=np.float64)
-    rdp = int(num_queries) * threshold_rdp(orders, sigma=sigma_threshold)
-    votes = np.asarray(answered_votes, dtype=np.float64)
-    if votes.size:
-        rdp = rdp + gnmax_data_dependent_rdp(votes, sigma=sigma_vote, orders=orders).sum(axis=0)
-    return epsilon_from_rdp(rdp, orders=orders, delta=delta)
 
 
 def release_parameters(num_queries: int, per_query: np.ndarray, *, epsilon: float, delta: float,
@@ -440,14 +360,13 @@ class GNMax(Corrected):
         self._replay_rows: list[torch.Tensor] = []
         self._replay_labels: list[torch.Tensor] = []
         self.trace.extra["answered"] = []
-        return RdpAccountant(per_query, delta=self.delta_), per_query
+        return RdpAccountant(per_query, delta=self.delta_)
 
     def _release_votes(self, n1: torch.Tensor) -> torch.Tensor:
         labels, answered, noise = confident_gnmax(n1, num_teachers=self.num_teachers_, threshold=float(self.config.threshold),
                                                   sigma_threshold=self.sigma_threshold_, sigma_vote=self.sigma_vote_,
                                                   generator=self.noise_gen)
-        self.accountant.alpha = self.accountant.alpha + len(n1) * self._worst_increment  # every query, answered or not
-        self.accountant.num_queries += int(len(n1))
+        self.accountant.charge(queries=int(len(n1)))  # every query, answered or not
         self._answered = answered
         if self.config.analysis == "data_dependent":  # for the release after training; never read before
             self._answered_n1.append(n1[answered].numpy().astype(np.float64))

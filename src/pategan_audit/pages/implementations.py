@@ -190,7 +190,7 @@ def eps_hat_64_queries(*, delta: float = 1e-5, num_teachers: int = 5) -> pd.Data
             acc = accounting.MomentsAccountant(kind, lam=lam, num_moments=num_moments, delta=delta, num_teachers=num_teachers)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                acc.add_queries(np.ones(64, dtype=int))
+                acc.charge(np.ones(64, dtype=int))
                 eps_hat, l_best = accounting.epsilon_from_moments(acc.alpha, delta=delta, warn=False)
             rows.append({"λ": lam, "accountant": kind, "L": num_moments, "ε̂": eps_hat, "argmin l": l_best})
     return pd.DataFrame(rows).pivot_table(index="accountant", columns="λ", values="ε̂")

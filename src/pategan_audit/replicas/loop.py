@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ..accounting.accountant import charge_replicas
 from ..implementations.engine import PateGenerator
 from . import checkpoint
 
@@ -107,33 +108,10 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
 
 def _charge(models: Sequence[PateGenerator], idx: np.ndarray, votes: np.ndarray, charged: np.ndarray) -> None:
     """Charge each replica's accountant for its queries (as ``_release_votes``): the
-    data-independent increment per query, or the increments of its vote histogram."""
-    n = votes.shape[1]
-    m0 = models[idx[0]]
-    if m0._charges_worst_case():
-        for j, r in enumerate(idx):
-            if charged[j]:
-                acc = models[r].accountant
-                acc.alpha = acc.alpha + n * models[r]._worst_increment
-                acc.num_queries += n
-        return
-    acc0 = m0.accountant
-    k = acc0.num_teachers
-    if votes.size and (votes.min() < 0 or votes.max() > k):
-        raise ValueError(f"vote counts must lie in [0, {k}]")
-    counts = np.zeros((len(idx), k + 1), dtype=np.float64)
-    np.add.at(counts, (np.repeat(np.arange(len(idx)), n), votes.reshape(-1)), 1.0)
-    table = acc0._table
-    ok = ~np.isnan(table).any(axis=1)
-    inc = counts[:, ok] @ table[ok]
-    for jrow in np.flatnonzero(~ok):  # rows holding NaN only reach replicas that saw that count
-        hit = counts[:, jrow] > 0
-        inc[hit] = inc[hit] + counts[hit, jrow, None] * table[jrow]
-    for j, r in enumerate(idx):
-        if charged[j]:
-            acc = models[r].accountant
-            acc.alpha = acc.alpha + inc[j]
-            acc.num_queries += n
+    data-independent increment per query, or the increments of its vote histogram
+    (:func:`~pategan_audit.accounting.accountant.charge_replicas`)."""
+    charge_replicas([models[r].accountant for r in idx], votes, charged,
+                    worst_case=models[idx[0]]._charges_worst_case())
 
 
 def record_seen(models: Sequence[PateGenerator], rows: torch.Tensor, active: np.ndarray,

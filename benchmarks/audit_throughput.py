@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--iterations", type=int, default=50)
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args(argv)
+    runner.activate(runner.RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once here
 
     setting = AuditSetting("querybased", args.preset, iterations=args.iterations)
     d_out, d_in = setting.data()
@@ -43,11 +44,12 @@ def main(argv: list[str] | None = None) -> dict:
     timings = {}
     outputs = {}
     start = time.perf_counter()  # start the loky workers (import torch there) once, timed apart
-    run_game(factory, d_out, d_in, n_jobs=args.jobs, **{**kwargs, "n_per_world": args.jobs})
+    run_game(factory, d_out, d_in, options=runner.RunOptions.defaulted(None, n_jobs=args.jobs),
+             **{**kwargs, "n_per_world": args.jobs})
     worker_start = time.perf_counter() - start
     for label, n_jobs in (("sequential", 1), ("parallel", args.jobs)):
         start = time.perf_counter()
-        outputs[label] = run_game(factory, d_out, d_in, n_jobs=n_jobs, **kwargs)
+        outputs[label] = run_game(factory, d_out, d_in, options=runner.RunOptions.defaulted(None, n_jobs=n_jobs), **kwargs)
         timings[label] = time.perf_counter() - start
     identical = bool(np.array_equal(outputs["sequential"].features_in, outputs["parallel"].features_in)
                      and np.array_equal(outputs["sequential"].features_out, outputs["parallel"].features_out))

@@ -15,7 +15,7 @@ Scenarios (audit paper §6.2 and §5; protocols spec D.2, D.3, B.4):
 For each (scenario, preset) the baseline fits ``--single`` models one by one with
 ``fit_many(batched=False)`` (exactly ``create(...).fit(...)`` per seed) and the batched path
 fits ``--replicas`` models (seeds 0..R-1) with ``fit_many``; both run in this process, one torch
-thread each (``PATEGAN_AUDIT_TRAIN_THREADS``, default 1), after a warm-up fit. The machine's load
+thread each (``RunOptions.train_threads``: ``$PATEGAN_AUDIT_TRAIN_THREADS``, default 1), after a warm-up fit. The machine's load
 average is recorded before and after every measurement. Rows are appended to
 ``results/benchmarks/many_models.json`` (atomic writes) as they are measured, so an
 interrupted run resumes; ``--refresh`` measures again.
@@ -88,8 +88,7 @@ def measure(scenario: str, preset: str, *, replicas: int, single: int) -> dict:
         "seconds_per_model": {"single": round(per_single, 5), "batched": round(per_batched, 5)},
         "ratio": round(per_single / per_batched, 2),
         "same_iterations_as_single": same_iterations,
-        "threads": torch.get_num_threads() if "PATEGAN_AUDIT_TRAIN_THREADS" not in os.environ
-        else int(os.environ["PATEGAN_AUDIT_TRAIN_THREADS"]),
+        "threads": runner.current_options().train_threads,
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in load_after],
         "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
@@ -124,6 +123,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--refresh", action="store_true", help="measure rows already in the results file again")
     ap.add_argument("--project", action="store_true", help="print the projected main-audit time and exit")
     args = ap.parse_args(argv)
+    runner.activate(runner.RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once here
 
     doc = json.loads(OUT.read_text()) if OUT.exists() else {"benchmark": "many_models", "rows": []}
     rows = doc["rows"]

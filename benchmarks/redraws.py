@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import pandas as pd
 
-from pategan_audit import archive
+from pategan_audit import archive, runner
 from pategan_audit.runner import REPO_ROOT, atomic_write_text, single_thread
 from pategan_audit.utility.cells import UtilityCell
 
@@ -279,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="recompute master seed 0 and compare with the archive")
     ap.add_argument("--summary", action="store_true", help="print the best-of-25 per draw beside the archive's")
     args = ap.parse_args(argv)
+    runner.activate(runner.RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once here
     out_dir = Path(args.out_dir) if args.out_dir else OUT_DIR
     arch = archive.read_archive(ARCHIVE)
     if arch is None:

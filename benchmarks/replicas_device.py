@@ -11,7 +11,7 @@ Two parts, both printed as a table and written to ``--out`` (atomic writes, one 
   ``--iterations`` iterations) for each preset, fitted as R batched replicas on the CPU (the
   baseline, ``--cpu-replicas`` models) and on the device for each R of ``--replicas`` (one chunk
   each). The ratio is CPU seconds per model over device seconds per model; both sides use the
-  torch thread count of ``fit_many`` (``PATEGAN_AUDIT_TRAIN_THREADS``, default 1), and the load
+  torch thread count of ``fit_many`` (``RunOptions.train_threads``: ``$PATEGAN_AUDIT_TRAIN_THREADS``, default 1), and the load
   average is recorded around every measurement.
 
     python benchmarks/replicas_device.py --device cuda [--presets original smartnoise]
@@ -101,12 +101,13 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--iterations", type=int, default=100)
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
+    runner.activate(runner.RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once here
     device = torch.device(args.device)
     out = Path(args.out)
     doc = {"benchmark": "replicas_device", "device": str(device),
            "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor(),
            "cpus": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__,
-           "threads": int(os.environ.get("PATEGAN_AUDIT_TRAIN_THREADS", "1")), "iterations": args.iterations,
+           "threads": runner.current_options().train_threads, "iterations": args.iterations,
            "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "agreement": [], "rows": []}
 
     def save() -> None:

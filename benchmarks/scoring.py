@@ -104,7 +104,7 @@ def serial_vs_parallel(tables: list, test: pd.DataFrame, *, knobs: ClassifierKno
     for workers in (1, 2):
         start = time.perf_counter()
         scored = score_tables(tables, test, classifiers=CLASSIFIERS, knobs=knobs,
-                              options=runner.RunOptions(n_jobs=workers))
+                              options=runner.RunOptions.defaulted(None, n_jobs=workers))
         wall = time.perf_counter() - start
         same = all(a[["classifier", "auroc", "auprc"]].equals(b[["classifier", "auroc", "auprc"]])
                    for a, (b, _) in zip(serial, scored))
@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> dict:
                     help="dataset of the serial-vs-parallel part")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    runner.activate(runner.RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once here
     n_tables = args.tables if args.tables is not None else (2 if args.quick else 3)
     if n_tables < 1 or args.gen_iter < 1:
         raise SystemExit("--tables and --gen-iter must be positive integers")

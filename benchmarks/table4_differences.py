@@ -468,20 +468,18 @@ def original_conditional_epileptic_long(*, n_models: int = 1, n_tables: int = 2,
 
 
 def archived_cell(dataset: str, implementation: str) -> pd.DataFrame:
-    """The records of the archived Table 4 cell an experiment is compared with (the first archive of
-    ``UTILITY_TABLE_ARCHIVES`` holding ``dataset``, read from ``results/archive`` or
-    ``$PATEGAN_AUDIT_ARCHIVE``). Experiments call it before training, so a missing cell stops them
-    at once instead of after an hour of fits."""
-    from pategan_audit.archive import UTILITY_TABLE_ARCHIVES, read_archive
+    """The records of the archived Table 4 cell an experiment is compared with: the one the scorecard
+    reads, from the archive that ran it at the largest protocol
+    (:func:`pategan_audit.utility.protocols.table4_records`, read from ``results/archive`` or
+    ``$PATEGAN_AUDIT_ARCHIVE``), its ``archive`` column naming that archive. Experiments call it before
+    training, so a missing cell stops them at once instead of after an hour of fits."""
+    from pategan_audit.utility.protocols import ARCHIVES, table4_records
 
-    for archive in map(read_archive, UTILITY_TABLE_ARCHIVES):
-        if archive is None:
-            continue
-        rec = archive.records
-        cell = rec[(rec["dataset"] == dataset) & (rec["implementation"] == implementation)]
-        if len(cell):
-            return cell
-    raise LookupError(f"no archived Table 4 cell for {implementation} on {dataset} in {UTILITY_TABLE_ARCHIVES}: "
+    rec = table4_records().records
+    cell = rec[(rec["dataset"] == dataset) & (rec["implementation"] == implementation)] if len(rec) else rec
+    if len(cell):
+        return cell
+    raise LookupError(f"no archived Table 4 cell for {implementation} on {dataset} in {ARCHIVES}: "
                       "run and commit it first (python -m pategan_audit.archive utility_tables_large), or point "
                       "$PATEGAN_AUDIT_ARCHIVE at the directory that holds it")
 
@@ -501,6 +499,7 @@ def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None
     from pategan_audit.utility.aggregate import best_of_n
 
     arch = archived_cell(dataset, implementation) if archived is None else archived
+    against = str(arch["archive"].iloc[0]) if "archive" in arch.columns else ""  # the diagnoses' `against`
     n_archive = len(arch[["model", "table"]].drop_duplicates())
     arch_mean = best_of_n(arch).iloc[0]
     arch = arch.groupby("classifier")[["auroc", "auprc"]].max()
@@ -522,7 +521,7 @@ def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None
                 archived, paper = float(arch.loc[row, metric]), float(papers[metric].loc[row, implementation])
             rows.append({"table": table, "classifier": row, "implementation": implementation, "metric": metric,
                          "best_of_all": float(r[metric]), "n_all": int(r["n"]),
-                         "archive": archived, "n_archive": n_archive, "paper": paper,
+                         "archive": archived, "n_archive": n_archive, "against": against, "paper": paper,
                          "iterations": int(r["iterations"]), "tried": tried})
     table = pd.DataFrame(rows)
     if out:
@@ -981,8 +980,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true",
                         help=f"write each table to {OUTPUT_DIR}/<name>.csv with a <name>.meta.json (full size only)")
     args = parser.parse_args(argv)
-    os.environ.setdefault("PATEGAN_AUDIT_TRAIN_THREADS", "1")  # before torch is imported
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")  # before torch is imported
+    from pategan_audit import runner
+    runner.activate(runner.RunOptions.from_env())
     names = args.only or list(EXPERIMENTS)
     out = {}
     pd.set_option("display.width", 200)

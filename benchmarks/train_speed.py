@@ -155,6 +155,7 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=20, help="PATE iterations of the neural case")
     parser.add_argument("--refits", type=int, default=10, help="teacher refits (iterations) of the logistic case")
     args = parser.parse_args()
+    runner.activate(runner.RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once here
     runner.single_thread()
     load_before = os.getloadavg()[0]
     rows = []

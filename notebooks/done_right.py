@@ -59,9 +59,11 @@ results_dir: str = "results"  # tables are also written to <results_dir>/done_ri
 # Check the parameters, set the page's display options, show the parameters as a table.
 from pategan_audit.display import parameters_table, setup_page
 from pategan_audit.params import validate_notebook_parameters
+from pategan_audit.runner import RunOptions, activate
 
 validate_notebook_parameters(globals(), section="done_right")
 setup_page()
+run_options = activate(RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once, for the whole page
 parameters_table(globals())
 
 # %% tags=["hide-input"]

@@ -38,9 +38,11 @@ num_teachers_compare: int = 5  # k for the per-query accountant comparison
 # the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
 from pategan_audit.display import parameters_table, setup_page
 from pategan_audit.params import validate_notebook_parameters
+from pategan_audit.runner import RunOptions, activate
 
 validate_notebook_parameters(globals(), section="implementations")
 setup_page()
+run_options = activate(RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once, for the whole page
 parameters_table(globals())
 
 # %% tags=["hide-input"]

@@ -34,9 +34,11 @@ results_dir: str = "results"  # unused (this page writes nothing)
 # the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
 from pategan_audit.display import parameters_table, setup_page
 from pategan_audit.params import validate_notebook_parameters
+from pategan_audit.runner import RunOptions, activate
 
 validate_notebook_parameters(globals(), section="library_guide")
 setup_page()
+run_options = activate(RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once, for the whole page
 parameters_table(globals())
 
 # %%
@@ -115,7 +117,7 @@ print("distinct rows seen by the 5 teachers:", len(set().union(*m.trace.teacher_
 from pategan_audit import accounting
 
 acc = accounting.MomentsAccountant("corrected", lam=1e-3, num_moments=100, delta=1e-5, num_teachers=5)
-acc.add_queries(np.full(320, 1))  # one iteration of 5 student steps x 64 queries, votes n1 = 1
+acc.charge(np.full(320, 1))  # one iteration of 5 student steps x 64 queries, votes n1 = 1
 print("ε̂ after one iteration:", round(acc.epsilon, 6))
 
 # %% [markdown]

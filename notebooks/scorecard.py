@@ -57,9 +57,11 @@ results_dir: str = "results"  # where the section notebooks wrote their scorecar
 # the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
 from pategan_audit.display import parameters_table, setup_page
 from pategan_audit.params import validate_notebook_parameters
+from pategan_audit.runner import RunOptions, activate
 
 validate_notebook_parameters(globals(), section="scorecard")
 setup_page()
+run_options = activate(RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once, for the whole page
 parameters_table(globals())
 
 # %% tags=["hide-input"]
@@ -204,15 +206,18 @@ scorecard.verdict_counts(card)
 # First, once per table, the profile and the runs behind the archived values; then every number
 # with the paper's value, ours, its kind (and the row it is an alias of), the difference, the
 # tolerance, the verdict, the status with its evidence and output file, and how the tolerance was
-# obtained. The archives' AdaBoost is SAMME (newer scikit-learn), except in `utility_tables_large`
-# (Credit and ISOLET); that archive and the book's own runs use SAMME.R, as the authors'
-# scikit-learn 1.4.1 did (implementation notes {ref}`§utility.classifiers <notes-utility-classifiers>`).
+# obtained. Each Table 4-family cell comes from the archive with the largest protocol for it (most
+# tables per number, then the higher iteration cap; `utility.protocols`), so a table can mix
+# protocols per cell, never within one. The older archives' AdaBoost is SAMME (newer scikit-learn);
+# `utility_tables_large` (Credit and ISOLET), `utility_best25_large` (Epileptic and ISOLET at best of
+# 25) and the book's own runs use SAMME.R, as the authors' scikit-learn 1.4.1 did (implementation notes {ref}`§utility.classifiers <notes-utility-classifiers>`).
 
 # %% tags=["hide-input"]
 if not card_large.empty:
     shown_large = card_large[card_large["ours"].notna()]
-    display(shown_large.dropna(subset=["runs"])[["table", "profile", "runs"]].drop_duplicates().set_index("table"))
-    display(shown_large.set_index(["table", "row", "column"]).drop(columns=["provenance", "profile", "runs"]).round(4))
+    display(shown_large.dropna(subset=["runs"])[["table", "archive", "runs"]].drop_duplicates().set_index("table"))
+    display(shown_large.set_index(["table", "row", "column"]).drop(columns=["provenance", "profile", "runs", "archive"],
+                                                                    errors="ignore").round(4))
 
 # %% [markdown]
 # ## Every number, this build's profile

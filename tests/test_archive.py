@@ -10,10 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pategan_audit import archive, provenance
+from pategan_audit import archive, provenance, runner
 from pategan_audit.auditing.bounds import AttackCounts, eps_lower
 from pategan_audit.auditing.profiles import get_profile as audit_profile
 from pategan_audit.runner import _jsonable
+
+
+def _use_cache(monkeypatch, folder) -> None:
+    """This test's result cache: the run options an entry point would activate, restored after."""
+    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(cache_dir=str(folder))])
 
 
 def test_round_trip_is_atomic_and_keeps_meta(tmp_path):
@@ -108,7 +113,7 @@ def test_audit_archive_bounds_follow_from_its_counts(name):
 
 def test_smoke_archives_run_end_to_end(tmp_path, monkeypatch):
     """The same code path as the committed archives, at the smoke profile, into a temp folder."""
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     a = archive.run_archive("audit_querybased_large", profile="smoke", n_jobs=1, directory=tmp_path)
     back = archive.read_archive("audit_querybased_large", directory=tmp_path)
     assert back.meta["profile"] == "smoke" and back.meta["source_hash"] and back.meta["wall_seconds"] > 0
@@ -119,7 +124,7 @@ def test_smoke_archives_run_end_to_end(tmp_path, monkeypatch):
 def test_resumable_archive_saves_each_setting_and_resumes(tmp_path, monkeypatch):
     """audit_groundhog_large writes its records after every setting ("complete": false until the
     last) and a later run keeps what an earlier session saved, computing only the rest."""
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     name = "audit_groundhog_large"
     assert name in archive.RESUMABLE
     saves = []
@@ -154,7 +159,7 @@ def test_resumable_archive_saves_each_setting_and_resumes(tmp_path, monkeypatch)
 
 @pytest.mark.parametrize("name, rows", [("audit_calibration_large", 3 * 2 * 2), ("audit_querybased_fixed_size_large", 7 * 2)])
 def test_calibration_and_fixed_size_archives_run_at_smoke(tmp_path, monkeypatch, name, rows):
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     a = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
     assert len(a.records) == rows and a.meta["profile"] == "smoke"
     assert set(a.records["channel"]) == ({"paper", "fixed_size"} if "calibration" in name else {"fixed_size"})
@@ -179,7 +184,7 @@ def test_target_selection_archive_resumes_by_candidate_and_picks_the_largest_auc
     from pategan_audit.auditing.profiles import get_profile
     from pategan_audit.auditing.settings import PresetFactory, attack_data
 
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     name = "audit_targets_large"
     assert name in archive.RESUMABLE
     full = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
@@ -211,7 +216,7 @@ def test_target_selection_archive_resumes_by_candidate_and_picks_the_largest_auc
 def test_ablation_archive_runs_each_variant_in_the_ablation_channel(tmp_path, monkeypatch):
     from pategan_audit.auditing.audit import ablation_variants
 
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     a = archive.run_archive("audit_ablation_querybased_large", profile="smoke", n_jobs=1, directory=tmp_path)
     assert set(a.records["channel"]) == {"fixed_size"} and a.meta["complete"]
     for impl, part in a.records.groupby("implementation"):
@@ -228,7 +233,7 @@ def _switchable_findings(name):
 
 
 def test_only_runs_the_named_presets_and_leaves_the_rest_to_do(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     a = archive.run_archive("audit_groundhog_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["borealis"])
     assert set(a.records["implementation"]) == {"borealis"} and not a.meta["complete"]
     assert a.meta["settings_done"] == 2  # paper and controlled
@@ -243,7 +248,7 @@ def test_only_runs_the_named_presets_and_leaves_the_rest_to_do(tmp_path, monkeyp
 def test_redo_recomputes_only_the_stale_presets_and_keeps_the_rest(tmp_path, monkeypatch):
     """--redo PRESETS (a preset changed since its rows were computed): those rows are dropped and
     computed again, the other presets' rows stay byte for byte; the session says what it redid."""
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     name = "audit_querybased_large"
     first = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["borealis", "turing"])
     assert set(first.records["implementation"]) == {"borealis", "turing"} and not first.meta["complete"]
@@ -265,7 +270,7 @@ def test_redo_recomputes_only_the_stale_presets_and_keeps_the_rest(tmp_path, mon
 
 
 def test_utility_archive_resumes_per_preset(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     part = archive.run_archive("utility_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["turing"])
     assert set(part.records["implementation"]) == {"turing"} and not part.meta["complete"]
     assert part.meta["presets_done"] == ["turing"]
@@ -274,7 +279,7 @@ def test_utility_archive_resumes_per_preset(tmp_path, monkeypatch):
 
 
 def test_drop_removes_stale_presets_and_says_so(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     name = "audit_groundhog_large"
     first = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["borealis", "turing"])
     assert first.meta["settings_done"] == 4
@@ -319,7 +324,7 @@ def test_sweep_cells_cover_the_eight_presets_on_the_paper_grid_with_one_protocol
 
 
 def test_sweep_archive_resumes_per_cell_and_runs_only_named_presets(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     name = "utility_sweep_large"
     part = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["corrected"])
     assert set(part.records["implementation"]) == {"corrected"} and not part.meta["complete"]
@@ -342,14 +347,14 @@ def test_a_utility_archive_saves_each_cell_as_its_worker_finishes(tmp_path, monk
     """With two workers the cells run side by side, each saved as it finishes; the numbers are
     those of one worker (each cell's seeds are its own)."""
     name = "utility_sweep_large"
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "one"))
+    _use_cache(monkeypatch, tmp_path / "one")
     one = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path / "a", only=["smartnoise"])
     from pategan_audit.utility.run import cell_id
 
     # one worker computes the cells in the archive's own order (not longest first)
     order = [cell_id(c) for c in archive.sweep_cells("smoke") if getattr(c, "implementation", "real") == "smartnoise"]
     assert one.records["cell"].drop_duplicates().tolist() == order
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "two"))
+    _use_cache(monkeypatch, tmp_path / "two")
     saves = []
     real = archive.write_archive
     monkeypatch.setattr(archive, "write_archive", lambda n, r, m, **k: saves.append(r["cell"].nunique()) or real(n, r, m, **k))
@@ -365,7 +370,7 @@ def test_a_utility_archive_states_its_own_protocol_only_at_large(tmp_path, monke
     """The archive's description (e.g. :data:`archive.SWEEP_DESCRIPTION`) is the caption of a large
     run; the same cells' runner at another profile says it is reduced (the noticed bug: a smoke run's
     caption stated the large sizes)."""
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     one = archive.sweep_cells("smoke")[:1]
     runner = archive._utility_cells(lambda profile_name: one, "one cell", description="THE ARCHIVED PROTOCOL")
     _, large = runner("large", 1, None)
@@ -419,7 +424,7 @@ def test_tables_cells_cover_credit_and_isolet_with_the_papers_best_of_nine_on_cr
 
 
 def test_tables_archive_resumes_per_cell_with_setting_a_as_the_preset_real(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     name = "utility_tables_large"
     assert name in archive.RESUMABLE
     part = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["real"])
@@ -441,7 +446,7 @@ def test_calibration_channels_put_the_null_generator_in_both_games_controlled_ch
     """The null generator's calibration line in every game and channel (issue #12): the controlled
     channel releases equal sizes in both worlds; in GroundHog (686 rows in both worlds already) it
     is the paper game's run, output for output."""
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     got = archive.run_archive("audit_calibration_channels_large", profile="smoke", n_jobs=1, directory=tmp_path)
     rec = got.records[got.records["implementation"] == "ignore training data"]
     assert set(zip(rec["attack"], rec["channel"])) == {("groundhog", "paper"), ("groundhog", "controlled"),

@@ -33,7 +33,7 @@ PINNED_SOURCE = "pinned0000000000"
 def recorder(monkeypatch):
     """Record (namespace, hash without source, hash with the pinned source) of every cache
     lookup; answer each one with a stored zero result so nothing is computed."""
-    monkeypatch.setenv("PATEGAN_AUDIT_SOURCE_HASH", PINNED_SOURCE)
+    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(source_hash=PINNED_SOURCE)])  # as an entry point
     runner.source_hash.cache_clear()
     seen_keys: list[tuple[str, str, str]] = []
 
@@ -84,7 +84,7 @@ def test_audit_run_ids_and_shadow_model_keys_are_pinned(recorder):
     prof, settings = _settings()
     for setting, run_id, entries in zip(settings, RUN_IDS, AUDIT_ENTRIES):
         recorder.clear()
-        records = audit.run_setting(setting, prof, n_jobs=1, seed=0)
+        records = audit.run_setting(setting, prof, options=runner.RunOptions.defaulted(None, n_jobs=1), seed=0)
         assert records[0]["run_id"] == run_id, setting
         assert [(a, b) for ns, a, b in recorder[:2]] == entries, setting
         assert {ns for ns, _, _ in recorder} == {"audit"}
@@ -93,7 +93,8 @@ def test_audit_run_ids_and_shadow_model_keys_are_pinned(recorder):
 def test_target_selection_keys_are_pinned(recorder):
     train = attack_data("groundhog")[1]
     factory = PresetFactory("original", epsilon=1.0, overrides={"num_teachers": 5, "max_iter": 2})
-    targets.select_target(train, factory, n_candidates=2, n_models=2, seed=3, n_jobs=1)
+    targets.select_target(train, factory, n_candidates=2, n_models=2, seed=3,
+                          options=runner.RunOptions.defaulted(None, n_jobs=1))
     assert recorder[:3] == [
         ("audit_targets", "119f36d790c1e995f1ffd9d7", "7cc49038d7cdaeef5872b320"),
         ("audit_targets", "1a5279d1294c8c340f7812fd", "0eb89e0ce6c87f96c541d359"),
@@ -102,7 +103,7 @@ def test_target_selection_keys_are_pinned(recorder):
 
 
 def test_trace_keys_are_pinned(monkeypatch):
-    monkeypatch.setenv("PATEGAN_AUDIT_SOURCE_HASH", PINNED_SOURCE)
+    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(source_hash=PINNED_SOURCE)])  # as an entry point
     runner.source_hash.cache_clear()
     hashes = []
 
@@ -122,7 +123,7 @@ def test_trace_keys_are_pinned(monkeypatch):
 
 
 def test_utility_cell_ids_and_keys_are_pinned(monkeypatch):
-    monkeypatch.setenv("PATEGAN_AUDIT_SOURCE_HASH", PINNED_SOURCE)
+    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(source_hash=PINNED_SOURCE)])  # as an entry point
     runner.source_hash.cache_clear()
     # AdaBoost SAMME: the keys from before the knob existed (the archives' cells keep them)
     cells = [UtilityCell("cervical_cancer", "updated", 1.0, n_models=2, max_iter=10,

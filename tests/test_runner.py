@@ -17,9 +17,9 @@ def square(x: int) -> int:
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
-    return tmp_path / "cache"
+def cache(tmp_path):
+    with runner.using(runner.RunOptions(cache_dir=str(tmp_path / "cache"))):
+        yield tmp_path / "cache"
 
 
 def test_second_call_reads_the_cache(cache):
@@ -46,32 +46,27 @@ def test_entry_records_config_and_source(cache):
     assert entry["result"] == 7 and entry["config"] == {"a": 1} and entry["source"] == runner.source_hash()
 
 
-def test_flushed_denormals_key_other_entries(monkeypatch):
-    from pategan_audit.implementations.base import FLUSH_DENORMAL_ENV
-
-    monkeypatch.delenv(FLUSH_DENORMAL_ENV, raising=False)
+def test_flushed_denormals_key_other_entries():
     ieee = runner.config_hash({"x": 1}, namespace="n")
-    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "0")
-    assert runner.config_hash({"x": 1}, namespace="n") == ieee  # the default's keys are unchanged
-    named = runner.config_hash({"x": 1}, namespace="n", include_source=False)
-    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "1")
-    assert runner.config_hash({"x": 1}, namespace="n") != ieee
-    # a configuration's name (a cell's id in an archive) is the same under either arithmetic
-    assert runner.config_hash({"x": 1}, namespace="n", include_source=False) == named
+    with runner.using(runner.RunOptions.from_env({"PATEGAN_AUDIT_FLUSH_DENORMAL": "0"})):
+        assert runner.config_hash({"x": 1}, namespace="n") == ieee  # the default's keys are unchanged
+        named = runner.config_hash({"x": 1}, namespace="n", include_source=False)
+    with runner.using(runner.RunOptions.from_env({"PATEGAN_AUDIT_FLUSH_DENORMAL": "1"})):
+        assert runner.config_hash({"x": 1}, namespace="n") != ieee
+        # a configuration's name (a cell's id in an archive) is the same under either arithmetic
+        assert runner.config_hash({"x": 1}, namespace="n", include_source=False) == named
 
 
-def test_a_flushed_run_names_cells_as_the_ieee_runs(monkeypatch):
+def test_a_flushed_run_names_cells_as_the_ieee_runs():
     """The archive decides which cells are done by ``cell_id``; a flushed run must see the IEEE
     runs' cells as done, not recompute finished cells under new ids."""
-    from pategan_audit.implementations.base import FLUSH_DENORMAL_ENV
     from pategan_audit.utility.cells import UtilityCell
     from pategan_audit.utility.run import cell_id
 
     cell = UtilityCell("cervical_cancer", "synthcity", 50.0)
-    monkeypatch.delenv(FLUSH_DENORMAL_ENV, raising=False)
     ieee = cell_id(cell)
-    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "1")
-    assert cell_id(cell) == ieee
+    with runner.using(runner.RunOptions(flush_denormal=True)):
+        assert cell_id(cell) == ieee
 
 
 def test_config_hash_is_stable_and_order_free():
@@ -153,10 +148,11 @@ def test_lookup_and_store_are_the_two_halves_of_cached(cache):
 
 def test_resolve_jobs(monkeypatch):
     assert runner.resolve_jobs(3) == 3
-    monkeypatch.setenv("PATEGAN_AUDIT_JOBS", "5")
-    assert runner.resolve_jobs(None) == 5
-    monkeypatch.delenv("PATEGAN_AUDIT_JOBS")
+    monkeypatch.setenv("PATEGAN_AUDIT_JOBS", "5")  # read at an entry point (from_env), not below it
+    assert runner.RunOptions.from_env().n_jobs == 5
     assert runner.resolve_jobs(None) == (os.cpu_count() or 1)
+    monkeypatch.delenv("PATEGAN_AUDIT_JOBS")
+    assert runner.RunOptions.from_env().n_jobs is None
 
 
 def test_parallel_map_keeps_order_in_process_and_with_joblib():
@@ -233,17 +229,16 @@ def test_run_options_are_frozen_and_validated():
         runner.RunOptions(n_jobs=True)
 
 
-def test_run_options_fold_the_old_keywords():
+def test_run_options_default_to_the_options_in_force():
     base = runner.RunOptions(n_jobs=1)
-    assert runner.RunOptions.of(None, default=base) is base
-    assert runner.RunOptions.of(None, default=base, n_jobs=None, backend="threading") == runner.RunOptions(backend="threading")
-    assert runner.RunOptions.of(base, desc="label").progress == "label"
-    assert runner.RunOptions.of(base, desc=None).progress is False
-    assert runner.RunOptions.of(None, cache_dir="/c").cache_dir == "/c"
-    with pytest.raises(TypeError, match="execution options are"):
-        runner.RunOptions.of(None, n_job=2)
+    assert runner.RunOptions.defaulted(base, n_jobs=3) is base
+    assert runner.RunOptions.defaulted(None, n_jobs=3) == runner.RunOptions(n_jobs=3)
+    outer = runner.RunOptions(n_jobs=4, backend="threading", progress="x", cache_dir="c", train_threads=2)
+    with runner.using(outer):  # a nested computation keeps the arithmetic and folders, not the map
+        assert runner.RunOptions.defaulted(None, progress=True) == runner.RunOptions(cache_dir="c", train_threads=2,
+                                                                                     progress=True)
     with pytest.raises(TypeError, match="RunOptions"):
-        runner.RunOptions.of({"n_jobs": 1})
+        runner.RunOptions.defaulted({"n_jobs": 1})
 
 
 def test_run_map_uses_the_options():

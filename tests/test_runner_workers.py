@@ -46,24 +46,22 @@ def test_every_path_runs_jobs_with_one_torch_and_one_blas_thread():
     assert in_process == threaded == pool == [(1, [1])] * 2
 
 
-def test_training_threads_key_other_cache_entries(monkeypatch):
-    monkeypatch.delenv(runner.TRAIN_THREADS_ENV, raising=False)
+def test_training_threads_key_other_cache_entries():
+    variable = runner.ENV["train_threads"]
     default = runner.config_hash({"x": 1}, namespace="n")
-    monkeypatch.setenv(runner.TRAIN_THREADS_ENV, "1")
-    assert runner.config_hash({"x": 1}, namespace="n") == default  # the default's keys are unchanged
-    name = runner.config_hash({"x": 1}, namespace="n", include_source=False)
-    monkeypatch.setenv(runner.TRAIN_THREADS_ENV, "2")
-    assert runner.config_hash({"x": 1}, namespace="n") != default
-    assert runner.config_hash({"x": 1}, namespace="n", include_source=False) == name  # a cell's id stays
-    assert runner.execution_info(None, 1)["train_threads"] == 2
+    with runner.using(runner.RunOptions.from_env({variable: "1"})):
+        assert runner.config_hash({"x": 1}, namespace="n") == default  # the default's keys are unchanged
+        name = runner.config_hash({"x": 1}, namespace="n", include_source=False)
+    with runner.using(runner.RunOptions.from_env({variable: "2"})):
+        assert runner.config_hash({"x": 1}, namespace="n") != default
+        assert runner.config_hash({"x": 1}, namespace="n", include_source=False) == name  # a cell's id stays
+        assert runner.execution_info(None, 1)["train_threads"] == 2
     for bad in ("two", "0", "-1"):
-        monkeypatch.setenv(runner.TRAIN_THREADS_ENV, bad)
         with pytest.raises(ValueError, match="PATEGAN_AUDIT_TRAIN_THREADS"):
-            runner.config_hash({"x": 1}, namespace="n")
+            runner.RunOptions.from_env({variable: bad})
 
 
-def test_execution_info_of_the_local_backends(monkeypatch):
-    monkeypatch.delenv(runner.TRAIN_THREADS_ENV, raising=False)
+def test_execution_info_of_the_local_backends():
     assert runner.execution_info(None, 1) == {"backend": "in-process", "n_jobs": 1, "scheduler": None, "workers": 1,
                                               "threads": 1, "job_threads": 1, "train_threads": 1}
     assert runner.execution_info("loky", 2) | {"backend": "loky", "workers": 2, "threads": 2} == runner.execution_info("loky", 2)
@@ -103,7 +101,8 @@ def test_audit_numbers_do_not_depend_on_the_worker_count():
     runs = {}
     for n_jobs in (1, 3):
         with caller_threads(2):
-            runs[n_jobs] = run_settings(settings, profile, n_jobs=n_jobs, cache_namespace=None, progress=False)
+            runs[n_jobs] = run_settings(settings, profile, options=runner.RunOptions(n_jobs=n_jobs),
+                                        cache_namespace=None)
     timing = [c for c in runs[1].columns if c.endswith("_seconds")]
     pd.testing.assert_frame_equal(runs[1].drop(columns=timing), runs[3].drop(columns=timing), check_exact=True)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pategan_audit import runner
 from pategan_audit import utility as U
 from pategan_audit.implementations.factory import PresetFactory
 from pategan_audit.utility import run as R
@@ -38,6 +39,11 @@ class NoisyResampler:
         return pd.DataFrame(rows + rng.normal(scale=0.1, size=rows.shape), columns=self.df.columns)
 
 
+def _use_cache(monkeypatch, folder) -> None:
+    """This test's result cache: the run options an entry point would activate, restored after."""
+    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(cache_dir=str(folder))])
+
+
 class SingleClass(NoisyResampler):
     """Emits one label value only (like original/turing on Credit, B.3)."""
 
@@ -61,7 +67,7 @@ def cervical():
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     return tmp_path / "cache"
 
 
@@ -222,11 +228,11 @@ def test_run_cells_dedupes_and_resumes_after_an_interruption(cache, monkeypatch)
     monkeypatch.setattr(R, "_default_factory", fake_factory)
     cells = [_cell(epsilon=e, n_models=1, n_tables=1) for e in (1.0, 2.0, 3.0)]
     with pytest.raises(RuntimeError, match="simulated"):
-        U.run_cells(cells + [cells[0]], n_jobs=1, desc=None)
+        U.run_cells(cells + [cells[0]], options=runner.RunOptions.defaulted(None, n_jobs=1))
     assert sorted(calls) == [1.0, 2.0, 3.0]  # the duplicate ran once; the crash came last (cost order)
     fail["on"] = False
     calls.clear()
-    out = U.run_cells(cells, n_jobs=1, desc=None)
+    out = U.run_cells(cells, options=runner.RunOptions.defaulted(None, n_jobs=1))
     assert calls == [3.0]  # only the interrupted cell is recomputed
     assert sorted(out["epsilon"].unique()) == [1.0, 2.0, 3.0] and len(out) == 3 * len(PANEL)
 
@@ -409,10 +415,10 @@ def test_run_cells_on_a_dask_cluster_matches_the_local_run(tmp_path, monkeypatch
     distributed = pytest.importorskip("distributed")
     monkeypatch.setattr(R, "_default_factory", lambda cell, k, data: NoisyResampler)
     cells = [_cell(epsilon=e, n_models=1, n_tables=1) for e in (1.0, 2.0, 3.0)]
-    local = U.run_cells(cells, n_jobs=1, cache_dir=tmp_path / "a", desc=None)
+    local = U.run_cells(cells, options=runner.RunOptions(n_jobs=1, cache_dir=tmp_path / "a"))
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
         with distributed.Client(cluster):
-            remote = U.run_cells(cells, n_jobs=2, backend="dask", cache_dir=tmp_path / "b", desc=None)
+            remote = U.run_cells(cells, options=runner.RunOptions(n_jobs=2, backend="dask", cache_dir=tmp_path / "b"))
     cols = ["epsilon", "model", "table", "classifier", "auroc", "auprc"]
     pd.testing.assert_frame_equal(local[cols], remote[cols])
 

@@ -17,7 +17,7 @@ the book build never recomputes them. The archives are defined (:data:`ARCHIVES`
 
 ``utility_large``
     Table 4 (and Setting A) at the ``large`` utility profile, ε = 1, Cervical Cancer and
-    Epileptic Seizure (issue: "run the largest profile your sessions allow").
+    Epileptic Seizure (Epileptic at a reduced protocol: best of 2 × 2, 2,000-iteration cap).
 ``audit_querybased_large``
     Figure 5's Querybased game (worst-case dataset) at the ``large`` audit profile for the six
     presets and ``corrected``.
@@ -113,6 +113,7 @@ from typing import Any, Callable, Sequence
 
 import pandas as pd
 
+from . import runner
 from .runner import REPO_ROOT, atomic_write_text, source_hash
 
 __all__ = ["ARCHIVES", "Archive", "ArchiveRefused", "archive_dir", "check_run", "read_archive", "write_archive",
@@ -125,6 +126,12 @@ def archive_dir(override: str | os.PathLike | None = None) -> Path:
         return Path(override)
     env = os.environ.get("PATEGAN_AUDIT_ARCHIVE")
     return Path(env) if env else REPO_ROOT / "results" / "archive"
+
+
+def _options(n_jobs: int | None, backend: str | None, progress: bool | str = False) -> runner.RunOptions:
+    """The run options of one of an archive's maps: the options the CLI read (:func:`main`, in
+    force here) with this map's workers, backend and progress label."""
+    return runner.RunOptions.defaulted(None, n_jobs=n_jobs, backend=backend, progress=progress)
 
 
 @dataclass
@@ -396,8 +403,8 @@ def _utility_large(profile_name: str, n_jobs: int | None, backend: str | None, *
                 "presets_done": ran, "complete": set(ran) >= set(groups), "core_seconds_measured": core,
                 **_ADABOOST_META}
 
-    return _accumulate(parts, todo, lambda g: U.run_cells(groups[g], n_jobs=n_jobs, backend=backend,
-                                                           desc=f"utility_large {g}"),
+    return _accumulate(parts, todo, lambda g: U.run_cells(groups[g], options=_options(n_jobs, backend,
+                                                                                       f"utility_large {g}")),
                        save=save, meta_now=meta_now)
 
 
@@ -435,7 +442,7 @@ def _run_settings(settings: list, profile: Any, n_jobs: int | None, backend: str
     todo = [s for s in settings if (s.attack, s.implementation, s.channel, s.variant) not in finished
             and (only is None or s.implementation in only)]
     return _accumulate(parts, todo, lambda s: pd.DataFrame(A.run_setting(
-        s, profile, n_jobs=n_jobs, backend=backend, desc=f"{s.attack}/{s.implementation}/{s.channel}/{s.variant}")),
+        s, profile, options=_options(n_jobs, backend, f"{s.attack}/{s.implementation}/{s.channel}/{s.variant}"))),
         save=save, meta_now=meta_now)
 
 
@@ -541,7 +548,7 @@ def _targets(profile_name: str, n_jobs: int | None, backend: str | None, *, done
     from .auditing.settings import PresetFactory, attack_data
     from .auditing.targets import rank_candidates, select_target
     from .implementations.many import resolve_device
-    from .runner import RunOptions, resolve_jobs
+    from .runner import resolve_jobs
 
     profile = get_profile(profile_name)
     train = attack_data("groundhog")[1]
@@ -570,7 +577,7 @@ def _targets(profile_name: str, n_jobs: int | None, backend: str | None, *, done
         return given.fillna(runner_jobs)
 
     runner_jobs = resolve_jobs(n_jobs)
-    # where each candidate's models were fitted ($PATEGAN_AUDIT_DEVICE): one archive may mix devices
+    # where each candidate's models were fitted (RunOptions.device): one archive may mix devices
     # across sessions, and the records say which candidate came from which
     device = str(resolve_device())
     # each candidate is two (candidate, world) chunks: half as many candidates per step as workers
@@ -581,7 +588,7 @@ def _targets(profile_name: str, n_jobs: int | None, backend: str | None, *, done
         t0 = time.perf_counter()
         selection = select_target(train, factory, n_candidates=profile.target_candidates, rows=rows,
                                   n_models=profile.target_models, seed=0,
-                                  options=RunOptions(n_jobs=n_jobs, backend=backend, progress=f"targets {rows}"))
+                                  options=_options(n_jobs, backend, f"targets {rows}"))
         return selection.candidates.assign(n_models=profile.target_models,
                                            wall_seconds=(time.perf_counter() - t0) / len(rows), workers=runner_jobs,
                                            device=device)
@@ -598,7 +605,7 @@ def _calibration(profile_name: str, n_jobs: int | None, backend: str | None) -> 
     from .auditing.profiles import get_profile
 
     profile = get_profile(profile_name)
-    records = A.run_calibration(profile, n_jobs=n_jobs, backend=backend)
+    records = A.run_calibration(profile, options=_options(n_jobs, backend))
     return records, _calibration_meta(profile, records, ["implementation", "channel"],
                                       ", 3 reference generators x (paper, fixed_size) channel")
 
@@ -618,13 +625,12 @@ def _traces(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple
     """§6.1's traces at trace profile ``profile_name`` (ε = 1, seed 0, as the book's page):
     records of :func:`pategan_audit.traces.page.scorecard.archive_records`. Every run is cached on
     its own, so an interrupted run resumes from the cache."""
-    from .runner import RunOptions
     from .traces import compute_traces, get_profile
     from .traces.page.scorecard import archive_records
 
     profile = get_profile(profile_name)
     t0 = time.process_time()
-    results = compute_traces(profile, epsilon=1.0, seed=0, options=RunOptions(n_jobs=n_jobs, backend=backend))
+    results = compute_traces(profile, epsilon=1.0, seed=0, options=_options(n_jobs, backend))
     records = archive_records(results, profile)
     return records, {"profile": profile.name, "profile_knobs": asdict(profile),
                      "profile_description": "the training traces of §6.1 at the authors' run sizes"
@@ -925,7 +931,7 @@ def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta:
         from tqdm import tqdm
 
         from . import utility as U
-        from .runner import RunOptions, resolve_jobs
+        from .runner import resolve_jobs
         from .utility.run import cell_id
         from .utility.tables import runs_text
 
@@ -965,8 +971,8 @@ def _utility_cells(cells_of: Callable[[str], list], what: str, *, adaboost_meta:
         copied = {cell_id(c) for c, _ in copies}
         todo = spread_presets([c for c in todo if cell_id(c) not in copied], resolve_jobs(n_jobs))
         finished_cells = chain(((c, U.twins.from_twin(c, twin)) for c, twin in copies),
-                               U.iter_cells(todo, RunOptions(n_jobs=n_jobs, backend=backend,
-                                                             progress=f"{len(todo)} cells, {resolve_jobs(n_jobs)} workers"),
+                               U.iter_cells(todo, _options(n_jobs, backend,
+                                                           f"{len(todo)} cells, {resolve_jobs(n_jobs)} workers"),
                                             longest_first=False))
 
         def table(done_cell: tuple) -> pd.DataFrame:
@@ -1012,7 +1018,7 @@ def _calibration_channels(profile_name: str, n_jobs: int | None, backend: str | 
         n_rows = "train_size" if (attack == "querybased" and channel == "paper") else len(d_in)
         featurise = NaiveFeaturiser() if attack == "groundhog" else QueryFeaturiser()
         recs = audit_generator(factory, d_out, d_in, profile=profile, featurise=featurise, n_synth_rows=n_rows,
-                               n_jobs=n_jobs, backend=backend, desc=f"calibration {attack}/{name}/{channel}")
+                               options=_options(n_jobs, backend, f"calibration {attack}/{name}/{channel}"))
         rows.extend({"attack": attack, "implementation": name, "channel": channel, **r} for r in recs)
     records = pd.DataFrame(rows)
     return records, _calibration_meta(profile, records, ["attack", "implementation", "channel"],
@@ -1120,10 +1126,8 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
     sessions = list(before.get("sessions", []))
     from .implementations.many import resolve_device
 
-    device = str(resolve_device())  # where fit_many runs ($PATEGAN_AUDIT_DEVICE); checked before any work
-    from .implementations.base import flush_denormal_requested
-
-    flushed = flush_denormal_requested()  # a malformed $PATEGAN_AUDIT_FLUSH_DENORMAL fails here, before any work
+    device = str(resolve_device())  # where fit_many runs (RunOptions.device); checked before any work
+    flushed = runner.current_options().flush_denormal
     from .runner import execution_info
 
     # where the jobs run (backend, Dask scheduler and workers, threads per job): recorded per session;
@@ -1150,8 +1154,8 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
         def save(records: pd.DataFrame, meta: dict) -> None:
             write_archive(name, records, finish_meta(dict(meta)), directory=directory)
 
-        # fits stopped by a session's end go on from their snapshots, kept on the work tree (not
-        # committed) beside the partial records: <archive>/<name>/snapshots/<cell id>/ (utility.run.SNAPSHOTS_ENV)
+        # stopped fits go on from their snapshots, kept on the work tree (not committed) beside the
+        # partial records: <archive>/<name>/snapshots/<cell id>/ (RunOptions.snapshots)
         with _snapshots_in(archive_dir(directory) / name / "snapshots"):
             records, meta = ARCHIVES[name](profile, n_jobs, backend, done=previous.records if previous is not None else None,
                                            save=save, **({"only": tuple(only)} if only else {}))
@@ -1164,19 +1168,12 @@ def run_archive(name: str, *, profile: str | None = None, n_jobs: int | None = N
 
 @contextlib.contextmanager
 def _snapshots_in(folder: Path):
-    """Point :data:`~pategan_audit.utility.run.SNAPSHOTS_ENV` at ``folder`` while the archive runs
-    (its workers inherit the environment); an empty folder is removed afterwards."""
-    from .utility.run import SNAPSHOTS_ENV
-
-    old = os.environ.get(SNAPSHOTS_ENV)
-    os.environ[SNAPSHOTS_ENV] = str(folder)
+    """Run the block under the run options in force with ``snapshots`` at ``folder`` (every job
+    is sent these options); an empty folder is removed afterwards."""
     try:
-        yield
+        with runner.using(dataclasses.replace(runner.current_options(), snapshots=str(folder))):
+            yield
     finally:
-        if old is None:
-            os.environ.pop(SNAPSHOTS_ENV, None)
-        else:
-            os.environ[SNAPSHOTS_ENV] = old
         with contextlib.suppress(OSError):
             folder.rmdir()
 
@@ -1237,6 +1234,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.n_jobs is not None and args.n_jobs < 1:
         parser.error(f"--n-jobs must be a positive number of workers, got {args.n_jobs} (leave it out for all cores)")
+    try:  # the PATEGAN_AUDIT_* run variables, read once here and checked before any work
+        options = runner.RunOptions.from_env(n_jobs=args.n_jobs)
+    except ValueError as exc:
+        parser.error(str(exc))
     try:
         if args.drop:
             dropped = drop_presets(args.name, [n.strip() for n in args.drop.split(",") if n.strip()],
@@ -1260,8 +1261,9 @@ def main(argv: list[str] | None = None) -> int:
         backend = "dask"
     only = [n.strip() for n in args.only.split(",") if n.strip()] or None
     redo = [n.strip() for n in args.redo.split(",") if n.strip()] or None
-    archive = run_archive(args.name, profile=args.profile, n_jobs=args.n_jobs, backend=backend, directory=args.directory,
-                          only=only, redo=redo, force=args.force)
+    with runner.using(options):  # every map of the run sends these options to its jobs
+        archive = run_archive(args.name, profile=args.profile, n_jobs=options.n_jobs, backend=backend,
+                              directory=args.directory, only=only, redo=redo, force=args.force)
     print(f"wrote {archive_dir(args.directory) / args.name}: {len(archive.records)} records; {archive.caption()}", file=sys.stderr)
     return 0
 

@@ -13,16 +13,21 @@ shadow models, a training trace) is computed through :func:`cached`. The key is 
 ``backend="dask"``, as tasks submitted to the workers of a Dask cluster (never silently in the
 calling process: joblib's Dask backend runs everything locally when the cluster offers one
 thread). Every job, wherever it runs, computes under the same thread configuration (one
-torch and one BLAS thread, :func:`job_threads`; training under ``$PATEGAN_AUDIT_TRAIN_THREADS``,
+torch and one BLAS thread, :func:`job_threads`; training under ``RunOptions.train_threads``,
 which keys other cache entries when it is not 1), so the worker count never changes a number.
 A loky worker exits when the process that started it dies (a killed notebook kernel leaves no
 worker behind). :func:`execution_info` says where a map runs, for the archives' meta.
-:class:`RunOptions` carries how a computation runs (workers, backend, Dask scheduler,
-cache folder, progress) as one frozen value from a notebook down to :func:`run_map`.
+:class:`RunOptions` carries how a computation runs (workers, backend, Dask scheduler, device,
+training threads, denormal flushing, solver batch, snapshots, cache folder, progress) as one
+frozen value from an entry point (a notebook's parameters, the archive CLI, a benchmark:
+:meth:`RunOptions.from_env` is the one reader of the ``PATEGAN_AUDIT_*`` run variables) down to
+every job: :func:`run_map` pickles it with each job, and the job runs under it (:func:`using`).
 """
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import functools
 import hashlib
 import json
 import os
@@ -56,13 +61,16 @@ __all__ = [
     "parallel_map",
     "parallel_imap",
     "RunOptions",
+    "current_options",
+    "activate",
+    "using",
+    "with_options",
     "run_map",
     "run_imap",
     "resolve_jobs",
     "single_thread",
     "job_threads",
     "train_threads",
-    "TRAIN_THREADS_ENV",
     "execution_info",
 ]
 
@@ -71,12 +79,12 @@ REPO_ROOT = PACKAGE_DIR.parent.parent
 
 
 def cache_dir(override: str | os.PathLike | None = None) -> Path:
-    """Where cached results live: ``override``, else ``$PATEGAN_AUDIT_CACHE``, else
-    ``<repo>/results/cache``."""
+    """Where cached results live: ``override``, else the ``cache_dir`` of the options in force
+    (:func:`current_options`), else ``<repo>/results/cache``."""
     if override is not None:
         return Path(override)
-    env = os.environ.get("PATEGAN_AUDIT_CACHE")
-    return Path(env) if env else REPO_ROOT / "results" / "cache"
+    given = current_options().cache_dir
+    return Path(given) if given else REPO_ROOT / "results" / "cache"
 
 
 # Modules that only present results (plots, pages, the paper's printed numbers): excluded from
@@ -91,17 +99,19 @@ def _is_presentation(relative: Path) -> bool:
     return any(relative.parts[: len(Path(p).parts)] == Path(p).parts for p in _PRESENTATION)
 
 
-@lru_cache(maxsize=1)
 def source_hash() -> str:
     """SHA-256 over the package's computing ``.py`` files (path and content; presentation modules
     excluded), truncated to 16 hex digits.
 
-    Set ``PATEGAN_AUDIT_SOURCE_HASH`` to pin it (e.g. to reuse committed results after an
-    edit that provably does not change them; the book says when this is done).
+    ``RunOptions.source_hash`` (``$PATEGAN_AUDIT_SOURCE_HASH`` at an entry point) pins it (e.g.
+    to reuse committed results after an edit that provably does not change them; the book says
+    when this is done).
     """
-    pinned = os.environ.get("PATEGAN_AUDIT_SOURCE_HASH")
-    if pinned:
-        return pinned
+    return current_options().source_hash or _package_hash()
+
+
+@lru_cache(maxsize=1)
+def _package_hash() -> str:
     h = hashlib.sha256()
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
         if _is_presentation(path.relative_to(PACKAGE_DIR)):
@@ -109,6 +119,9 @@ def source_hash() -> str:
         h.update(str(path.relative_to(PACKAGE_DIR)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
+
+
+source_hash.cache_clear = _package_hash.cache_clear  # type: ignore[attr-defined]  # recompute after an edit
 
 
 def _jsonable(obj: Any) -> Any:
@@ -164,20 +177,19 @@ def _plain(obj: Any) -> Any:
 
 def config_hash(config: Any, *, namespace: str = "", include_source: bool = True) -> str:
     """Stable hash of a config (dict or dataclass) for cache keys. Training with denormals
-    flushed (``$PATEGAN_AUDIT_FLUSH_DENORMAL``) or with more than one torch thread
-    (``$PATEGAN_AUDIT_TRAIN_THREADS``) gives other numbers, so each keys other entries, like the
+    flushed (``RunOptions.flush_denormal``) or with more than one torch thread
+    (``RunOptions.train_threads``) gives other numbers, so each keys other entries, like the
     source (the defaults add nothing: their keys are unchanged). ``include_source=False`` names
     the configuration itself (a cell's or an audit setting's id in records and archives): neither
     the source nor the arithmetic is part of it, so a flushed run finds, resumes and extends an
     archive that IEEE runs began."""
-    from .implementations.base import flush_denormal_requested
-
     payload = {"namespace": namespace, "config": _jsonable(config)}
     if include_source:
+        options = current_options()
         payload["source"] = source_hash()
-        if flush_denormal_requested():  # absent by default: the IEEE entries keep their keys
+        if options.flush_denormal:  # absent by default: the IEEE entries keep their keys
             payload["flush_denormal"] = True
-        threads = train_threads()
+        threads = options.train_threads
         if threads != 1:  # absent by default: the one-thread entries keep their keys
             payload["train_threads"] = threads
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
@@ -268,26 +280,11 @@ def cached(
     return result
 
 
-#: Environment variable: torch threads while a generator trains
-#: (:func:`pategan_audit.implementations.base.training_threads`); default 1.
-TRAIN_THREADS_ENV = "PATEGAN_AUDIT_TRAIN_THREADS"
-
-
 def train_threads() -> int:
-    """The torch thread count of training that ``$PATEGAN_AUDIT_TRAIN_THREADS`` asks for (1 when
-    unset). More than one thread sums in another order, so a seed gives other samples: the count
-    keys other cache entries (:func:`config_hash`) and is recorded (:func:`execution_info`)."""
-    raw = os.environ.get(TRAIN_THREADS_ENV, "").strip()
-    if not raw:
-        return 1
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(f"${TRAIN_THREADS_ENV}={raw!r}: use a positive integer (torch threads while training; "
-                         "default 1), or unset it")
-    return value
+    """The torch thread count of training in the options in force (``RunOptions.train_threads``,
+    default 1). More than one thread sums in another order, so a seed gives other samples: the
+    count keys other cache entries (:func:`config_hash`) and is recorded (:func:`execution_info`)."""
+    return current_options().train_threads
 
 
 def single_thread() -> None:
@@ -364,28 +361,105 @@ def _call_single_threaded(fn: Callable, item: Any) -> Any:
 
 
 def resolve_jobs(n_jobs: int | None) -> int:
-    """The worker count :func:`parallel_map` uses: ``n_jobs``, else ``$PATEGAN_AUDIT_JOBS``,
-    else the number of CPUs."""
+    """The worker count :func:`parallel_map` uses: ``n_jobs``, else the number of CPUs
+    (``$PATEGAN_AUDIT_JOBS`` reaches it through :meth:`RunOptions.from_env`)."""
     if n_jobs is None:
-        return int(os.environ.get("PATEGAN_AUDIT_JOBS", os.cpu_count() or 1))
+        return os.cpu_count() or 1
     return int(n_jobs)
 
 
 BACKENDS = (None, "loky", "threading", "dask", "sequential")
 
+#: The environment variables of the run options, read once by :meth:`RunOptions.from_env` at an
+#: entry point (a notebook's parameters cell, the archive CLI, a benchmark) and nowhere below.
+ENV = {
+    "n_jobs": "PATEGAN_AUDIT_JOBS",
+    "cache_dir": "PATEGAN_AUDIT_CACHE",
+    "device": "PATEGAN_AUDIT_DEVICE",
+    "train_threads": "PATEGAN_AUDIT_TRAIN_THREADS",
+    "flush_denormal": "PATEGAN_AUDIT_FLUSH_DENORMAL",
+    "solver_replicas": "PATEGAN_AUDIT_SOLVER_REPLICAS",
+    "snapshots": "PATEGAN_AUDIT_SNAPSHOTS",
+    "checkpoint_seconds": "PATEGAN_AUDIT_CHECKPOINT_SECONDS",
+    "source_hash": "PATEGAN_AUDIT_SOURCE_HASH",
+}
+
+
+def _positive_int(raw: str, name: str, what: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"${name}={raw!r}: use a positive integer ({what}), or unset it")
+    return value
+
+
+def _env_value(field: str, raw: str) -> Any:
+    """The value of run option ``field`` that environment string ``raw`` gives, or the error of the
+    variable's parser naming the variable and the fix."""
+    name = ENV[field]
+    if field == "n_jobs":
+        return _positive_int(raw, name, "parallel workers; default: all CPUs")
+    if field == "train_threads":
+        return _positive_int(raw, name, "torch threads while training; default 1")
+    if field == "solver_replicas":
+        return _positive_int(raw, name, "replicas per batch of the logistic-regression solver")
+    if field == "flush_denormal":
+        low = raw.lower()
+        if low in ("0", "false", "no"):
+            return False
+        if low in ("1", "true", "yes"):
+            return True
+        raise ValueError(f"${name}={raw!r}: use 1 (flush denormal floats to zero while training) or 0 (default)")
+    if field == "checkpoint_seconds":
+        try:
+            value = float(raw)
+        except ValueError as err:
+            raise ValueError(f"${name}={raw!r} is not a number of seconds; use e.g. 600, or unset it") from err
+        if not value >= 0:
+            raise ValueError(f"${name}={raw!r} must be >= 0 seconds")
+        return value
+    if field == "device":
+        _check_device(raw, f"${name}")
+    return raw
+
+
+def _check_device(device: Any, source: str) -> None:
+    """A clear error when ``device`` is no torch device name (whether this machine has it is
+    checked where a fit uses it: :func:`pategan_audit.implementations.many.resolve_device`)."""
+    import torch
+
+    try:
+        torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise ValueError(f"{source}={device!r} is not a torch device; use e.g. 'cpu' or 'cuda'") from err
+
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How a computation runs, never what it computes: one frozen value carried from a notebook
-    through every level of an experiment (in the manner of dp_accounting's frozen ``DpEvent``
-    objects). Nothing here enters a cache key.
+    """How a computation runs, never what it computes: one frozen value read at an entry point
+    (:meth:`from_env`) and carried through every level of an experiment into every job (in the
+    manner of dp_accounting's frozen ``DpEvent`` objects). The arithmetic settings (``device``,
+    ``train_threads``, ``flush_denormal``) change numbers at the level of rounding: threads and
+    flushing key other cache entries when not at their defaults (:func:`config_hash`); nothing
+    else here enters a cache key.
 
-    n_jobs: worker count (None: ``$PATEGAN_AUDIT_JOBS`` or the number of CPUs; 1: in-process).
+    n_jobs: worker count (None: the number of CPUs; 1: in-process).
     backend: None/"loky" (local processes), "threading", "sequential" or "dask".
     scheduler: address of a Dask scheduler (``backend="dask"`` only; e.g. "tcp://host:8786");
         None with ``backend="dask"`` uses the ``distributed.Client`` of the calling process.
-    cache_dir: result-cache folder (None: :func:`cache_dir`'s default).
+    cache_dir: result-cache folder (None: ``<repo>/results/cache``).
     progress: False (no bars), True (bars labelled by the computation) or a label.
+    device: torch device of batched fits (``fit_many``; None: the CPU).
+    train_threads: torch threads while a generator trains (default 1).
+    flush_denormal: train with denormal floats flushed to zero (a CPU speed setting; default off).
+    solver_replicas: replicas per batch of the logistic-regression teachers' exact solver
+        (None: :func:`pategan_audit.replicas.stack.solver_replicas`'s rule).
+    snapshots: folder for the snapshots of preset cells' fits, one sub-folder per cell (None:
+        beside the cell's cache entry).
+    checkpoint_seconds: seconds between snapshots of a batched fit (0: after every iteration).
+    source_hash: pins :func:`source_hash` (None: computed from the package source).
     """
 
     n_jobs: int | None = None
@@ -393,10 +467,17 @@ class RunOptions:
     scheduler: str | None = None
     cache_dir: str | None = None
     progress: bool | str = False
+    device: str | None = None
+    train_threads: int = 1
+    flush_denormal: bool = False
+    solver_replicas: int | None = None
+    snapshots: str | None = None
+    checkpoint_seconds: float = 600.0
+    source_hash: str | None = None
 
-    #: The keyword arguments the experiment functions took before RunOptions (still accepted):
-    #: each maps onto one field, ``desc`` onto ``progress`` (a label, or None for no bar).
-    LEGACY: ClassVar[tuple[str, ...]] = ("n_jobs", "backend", "scheduler", "cache_dir", "desc", "progress")
+    #: The fields that say how one map runs; a function given no options takes the rest (the
+    #: arithmetic, the folders) from the options in force (:meth:`defaulted`).
+    MAP_FIELDS: ClassVar[tuple[str, ...]] = ("n_jobs", "backend", "scheduler", "progress")
 
     def __post_init__(self) -> None:
         if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer))
@@ -406,26 +487,51 @@ class RunOptions:
             raise ValueError(f"unknown backend {self.backend!r}; use one of {BACKENDS}")
         if self.scheduler is not None and self.backend != "dask":
             raise ValueError(f"scheduler={self.scheduler!r} needs backend='dask', got backend={self.backend!r}")
-        if self.cache_dir is not None:
-            object.__setattr__(self, "cache_dir", str(self.cache_dir))
+        for name in ("cache_dir", "snapshots"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, str(getattr(self, name)))
         if not isinstance(self.progress, (bool, str)):
             raise ValueError(f"progress must be a bool or a label, got {self.progress!r}")
+        if self.device is not None:
+            object.__setattr__(self, "device", str(self.device))
+            _check_device(self.device, "device")
+        for name in ("train_threads", "solver_replicas"):
+            value = getattr(self, name)
+            if value is None and name == "solver_replicas":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if not isinstance(self.flush_denormal, (bool, np.bool_)):
+            raise ValueError(f"flush_denormal must be True or False, got {self.flush_denormal!r}")
+        if isinstance(self.checkpoint_seconds, bool) or not isinstance(self.checkpoint_seconds, (int, float)) \
+                or not self.checkpoint_seconds >= 0:
+            raise ValueError(f"checkpoint_seconds must be a number of seconds >= 0, got {self.checkpoint_seconds!r}")
 
     @classmethod
-    def of(cls, options: RunOptions | None = None, *, default: RunOptions | None = None, **legacy: Any) -> RunOptions:
-        """``options`` (else ``default``, else ``RunOptions()``) with the old keyword arguments
-        (:attr:`LEGACY`) folded in; any other keyword is a TypeError naming the valid ones."""
-        unknown = sorted(set(legacy) - set(cls.LEGACY))
-        if unknown:
-            raise TypeError(f"unexpected keyword argument(s) {unknown}; execution options are {list(cls.LEGACY)} "
-                            "or options=RunOptions(...)")
-        base = options if options is not None else (default if default is not None else cls())
-        if not isinstance(base, RunOptions):
-            raise TypeError(f"options must be a RunOptions, got {type(base).__name__}")
-        changes = {k: v for k, v in legacy.items() if k != "desc"}
-        if "desc" in legacy:
-            changes["progress"] = legacy["desc"] or False
-        return replace(base, **changes) if changes else base
+    def from_env(cls, environ: Any = None, **given: Any) -> RunOptions:
+        """The run options of an entry point: each ``PATEGAN_AUDIT_*`` run variable (:data:`ENV`)
+        read once and checked (a malformed value is an error naming the variable and the fix,
+        before any work), then the ``given`` keywords that are not None on top (a notebook's
+        parameters, the archive CLI's flags). ``environ``: the mapping to read (default
+        ``os.environ``)."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for field, name in ENV.items():
+            raw = str(environ.get(name, "")).strip()
+            if raw:
+                values[field] = _env_value(field, raw)
+        values.update({k: v for k, v in given.items() if v is not None})
+        return cls(**values)
+
+    @classmethod
+    def defaulted(cls, options: RunOptions | None, **map_defaults: Any) -> RunOptions:
+        """``options`` itself; when None, the options in force (:func:`current_options`) with the
+        map fields (:attr:`MAP_FIELDS`) at their defaults updated by ``map_defaults`` (a nested
+        computation does not inherit its caller's worker count)."""
+        if options is not None:
+            return _checked(options)
+        base = {name: getattr(cls, name) for name in cls.MAP_FIELDS}  # the class defaults
+        return replace(current_options(), **{**base, **map_defaults})
 
     def label(self, default: str | None) -> str | None:
         """The progress-bar label: this value's own label, ``default`` when progress is True,
@@ -435,12 +541,64 @@ class RunOptions:
         return default if self.progress else None
 
 
+def _checked(options: Any) -> RunOptions:
+    if not isinstance(options, RunOptions):
+        raise TypeError(f"options must be a RunOptions, got {type(options).__name__}")
+    return options
+
+
+_CURRENT: contextvars.ContextVar[RunOptions | None] = contextvars.ContextVar("pategan_audit_run_options", default=None)
+_PROCESS: list[RunOptions] = [RunOptions()]  # what an entry point activated for its whole process
+
+
+def current_options() -> RunOptions:
+    """The run options in force: those of the innermost :func:`using` block (every job runs in
+    one, with the options it was sent with), else those an entry point activated for its process
+    (:func:`activate`), else ``RunOptions()``. Never the environment."""
+    options = _CURRENT.get()
+    return options if options is not None else _PROCESS[0]
+
+
+def activate(options: RunOptions) -> RunOptions:
+    """Make ``options`` the run options of this whole process (outside any :func:`using` block)
+    and return them: what an entry point does once with :meth:`RunOptions.from_env` (a notebook's
+    parameters, the archive CLI, a benchmark), so that the functions below it, given no options,
+    run under them."""
+    _PROCESS[0] = _checked(options)
+    return options
+
+
+@contextlib.contextmanager
+def using(options: RunOptions) -> Iterator[RunOptions]:
+    """Run the block under ``options`` (restored after): what training, the cache and the
+    snapshots read below the entry points (threads, denormal flushing, device, folders)."""
+    token = _CURRENT.set(_checked(options))
+    try:
+        yield options
+    finally:
+        _CURRENT.reset(token)
+
+
+def with_options(**map_defaults: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Decorator of an experiment function with a keyword ``options``: it gets
+    :meth:`RunOptions.defaulted` (``map_defaults`` when the caller gave none) and runs under it
+    (:func:`using`), so that its cache keys and its jobs follow the same options."""
+    def wrap(fn: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(fn)
+        def run(*args: Any, options: RunOptions | None = None, **kwargs: Any) -> T:
+            resolved = RunOptions.defaulted(options, **map_defaults)
+            with using(resolved):
+                return fn(*args, options=resolved, **kwargs)
+        return run
+    return wrap
+
+
 def run_map(fn: Callable[[Any], T], items: Iterable[Any], options: RunOptions, *, label: str | None = None,
             n_jobs: int | None = None) -> list[T]:
     """:func:`parallel_map` run as ``options`` say (``label``: the bar's label when progress is
     True; ``n_jobs``: a tighter worker count than ``options.n_jobs``, e.g. no more than the jobs)."""
     return parallel_map(fn, items, n_jobs=options.n_jobs if n_jobs is None else n_jobs, backend=options.backend,
-                        scheduler=options.scheduler, desc=options.label(label))
+                        scheduler=options.scheduler, desc=options.label(label), options=options)
 
 
 def run_imap(fn: Callable[[Any], T], items: Iterable[Any], options: RunOptions, *, label: str | None = None,
@@ -448,7 +606,7 @@ def run_imap(fn: Callable[[Any], T], items: Iterable[Any], options: RunOptions, 
     """:func:`parallel_imap` run as ``options`` say (as :func:`run_map`): ``(i, result)`` as each
     job finishes."""
     return parallel_imap(fn, items, n_jobs=options.n_jobs if n_jobs is None else n_jobs, backend=options.backend,
-                         scheduler=options.scheduler, desc=options.label(label))
+                         scheduler=options.scheduler, desc=options.label(label), options=options)
 
 
 def parallel_map(
@@ -459,10 +617,11 @@ def parallel_map(
     backend: str | None = None,
     desc: str | None = None,
     scheduler: str | None = None,
+    options: RunOptions | None = None,
 ) -> list[T]:
     """``[fn(x) for x in items]``, in parallel, in order, with a tqdm progress bar.
 
-    ``n_jobs``: worker count (default: ``$PATEGAN_AUDIT_JOBS`` or the number of CPUs);
+    ``n_jobs``: worker count (default: the number of CPUs);
     ``n_jobs=1`` runs in-process (no pickling), which is what tests and debuggers want.
     ``backend``: ``None``/``"loky"`` for local processes, ``"dask"`` for a Dask cluster
     (a ``distributed.Client`` must exist in the calling process, or give ``scheduler``: the
@@ -470,26 +629,32 @@ def parallel_map(
     worker), ``"threading"``, ``"sequential"`` (in-process).
     Every job runs with one torch and one BLAS thread, whichever path runs it.
     ``fn`` must be picklable (a module-level function) for process backends.
+    ``options``: the run options every job runs under (:func:`using`; pickled with each job to
+    the workers); None: the options in force here (:func:`current_options`).
     """
     return [res for _, res in parallel_imap(fn, items, n_jobs=n_jobs, backend=backend, desc=desc,
-                                            scheduler=scheduler, ordered=True)]
+                                            scheduler=scheduler, ordered=True, options=options)]
 
 
-def _indexed(fn: Callable, index: int, item: Any, caller: int | None = None) -> tuple[int, Any]:
+def _indexed(fn: Callable, index: int, item: Any, caller: int | None = None,
+             options: RunOptions | None = None) -> tuple[int, Any]:
     """One job of a process pool (loky) or a Dask worker: ``(index, fn(item))`` with one torch/BLAS
-    thread. ``caller``: the pid of the process that started a loky pool; a worker watches it
-    (:func:`_exit_with_parent`), and a job joblib runs in the calling process itself gets the
-    scoped :func:`job_threads`, not the process-wide :func:`single_thread`."""
-    if caller is not None:
-        if os.getpid() == caller:
-            with job_threads():
-                return index, fn(item)
-        _exit_with_parent()
-    return index, _call_single_threaded(fn, item)
+    thread, under ``options`` (the job's run options, pickled with it). ``caller``: the pid of the
+    process that started a loky pool; a worker watches it (:func:`_exit_with_parent`), and a job
+    joblib runs in the calling process itself gets the scoped :func:`job_threads`, not the
+    process-wide :func:`single_thread`."""
+    with using(options if options is not None else RunOptions()):
+        if caller is not None:
+            if os.getpid() == caller:
+                with job_threads():
+                    return index, fn(item)
+            _exit_with_parent()
+        return index, _call_single_threaded(fn, item)
 
 
-def _pair(fn: Callable, index: int, item: Any) -> tuple[int, Any]:
-    return index, fn(item)
+def _pair(fn: Callable, index: int, item: Any, options: RunOptions | None = None) -> tuple[int, Any]:
+    with using(options if options is not None else RunOptions()):
+        return index, fn(item)
 
 
 def _check_backend(backend: str | None, scheduler: str | None) -> None:
@@ -535,7 +700,8 @@ def _dask_threads(client: Any, *, wait_seconds: float = 30.0) -> dict[str, int]:
     return {str(k): int(v) for k, v in client.nthreads().items()}
 
 
-def _dask_imap(fn: Callable, items: list, *, scheduler: str | None, ordered: bool, bar: Any) -> Iterator[tuple[int, Any]]:
+def _dask_imap(fn: Callable, items: list, *, scheduler: str | None, ordered: bool, bar: Any,
+               options: RunOptions) -> Iterator[tuple[int, Any]]:
     """The Dask backend: one task per item, submitted to the cluster's workers (never run in this
     process), results yielded as :func:`parallel_imap` says; abandoned tasks are cancelled."""
     import distributed
@@ -549,7 +715,7 @@ def _dask_imap(fn: Callable, items: list, *, scheduler: str | None, ordered: boo
                           f"the {len(items)} jobs run on that worker one at a time, not in this process; start more "
                           f"workers (`dask worker {client.scheduler.address} --nthreads 1`) to run them in parallel",
                           RuntimeWarning, stacklevel=4)
-        futures = [client.submit(_indexed, fn, i, x, pure=False) for i, x in enumerate(items)]
+        futures = [client.submit(_indexed, fn, i, x, None, options, pure=False) for i, x in enumerate(items)]
         done = iter(futures) if ordered else distributed.as_completed(futures)
         for future in done:
             i, res = future.result()
@@ -571,37 +737,40 @@ def parallel_imap(
     desc: str | None = None,
     scheduler: str | None = None,
     ordered: bool = False,
+    options: RunOptions | None = None,
 ) -> Iterator[tuple[int, T]]:
     """``(i, fn(items[i]))`` for every item, yielded as each job finishes (``ordered``: in the
     items' order), so that a caller can save each result while the other workers go on.
     Workers, backends and the bar as :func:`parallel_map`; with ``n_jobs=1`` (or
     ``backend="sequential"``) the items run in-process, in order, under :func:`job_threads`.
     ``backend="dask"`` submits one task per item to the cluster (``n_jobs`` is then the
-    cluster's business: all its threads are used), with a warning when it offers one thread."""
+    cluster's business: all its threads are used), with a warning when it offers one thread.
+    Every job runs under ``options`` (None: the options in force here), wherever it runs."""
     from tqdm import tqdm  # plain text bars: no widget dependency in notebooks
 
     _check_backend(backend, scheduler)
+    options = current_options() if options is None else _checked(options)
     items = list(items)
     n_jobs = resolve_jobs(n_jobs)
     if backend != "dask" and _in_process(backend, n_jobs):
         for i, x in enumerate(tqdm(items, desc=desc, disable=not desc)):
-            with job_threads():  # the pool workers' configuration, restored between items
+            with using(options), job_threads():  # the pool workers' configuration, restored between items
                 res = fn(x)
             yield i, res
         return
     bar = tqdm(total=len(items), desc=desc, disable=not desc)
     try:
         if backend == "dask":
-            yield from _dask_imap(fn, items, scheduler=scheduler, ordered=ordered, bar=bar)
+            yield from _dask_imap(fn, items, scheduler=scheduler, ordered=ordered, bar=bar, options=options)
             return
         import joblib
 
         if backend == "threading":  # one process: its thread settings are set once, for the whole map
             ctx, scope = joblib.parallel_backend("threading"), job_threads()
-            jobs = (joblib.delayed(_pair)(fn, i, x) for i, x in enumerate(items))
+            jobs = (joblib.delayed(_pair)(fn, i, x, options) for i, x in enumerate(items))
         else:
             ctx, scope = joblib.parallel_backend("loky", inner_max_num_threads=1), contextlib.nullcontext()
-            jobs = (joblib.delayed(_indexed)(fn, i, x, os.getpid()) for i, x in enumerate(items))
+            jobs = (joblib.delayed(_indexed)(fn, i, x, os.getpid(), options) for i, x in enumerate(items))
         with scope, ctx:
             par = joblib.Parallel(n_jobs=n_jobs, return_as="generator" if ordered else "generator_unordered")
             for i, res in par(jobs):
@@ -615,8 +784,8 @@ def execution_info(backend: str | None = None, n_jobs: int | None = None, schedu
     """Where :func:`parallel_map` runs with these options, as plain values for an archive's
     meta: ``backend`` ("in-process", "loky", "threading" or "dask"), ``n_jobs`` (resolved),
     ``scheduler`` (the Dask scheduler's address, else None), ``workers`` and ``threads`` (jobs
-    at once), ``job_threads`` (torch/BLAS threads of each job) and ``train_threads``
-    (``$PATEGAN_AUDIT_TRAIN_THREADS``). For Dask it connects to the cluster and counts them."""
+    at once), ``job_threads`` (torch/BLAS threads of each job) and ``train_threads`` (of the
+    options in force). For Dask it connects to the cluster and counts them."""
     _check_backend(backend, scheduler)
     jobs = resolve_jobs(n_jobs)
     info: dict[str, Any] = {"backend": backend or "loky", "n_jobs": jobs, "scheduler": None, "workers": 1, "threads": 1,

@@ -24,6 +24,7 @@ from pategan_audit.auditing import (
     run_settings,
 )
 from pategan_audit.auditing.bounds import perfect_attack_ceiling
+from pategan_audit.runner import RunOptions
 
 TINY = AuditProfile("tiny", n_per_world=10, querybased_iterations=2, groundhog_iterations=2, target_candidates=1,
                     target_models=2, target_iterations=2, ablation_attacks=("querybased",),
@@ -65,7 +66,7 @@ def test_bounds_fix_gets_the_public_bounds_of_the_setting():
 
 def test_run_settings_on_real_presets(tmp_path):
     settings = make_settings(TINY, attacks=("querybased",), implementations=("updated", "corrected"), channels=CHANNELS)
-    recs = run_settings(settings, TINY, n_jobs=1, cache_dir=tmp_path, progress=False)
+    recs = run_settings(settings, TINY, options=RunOptions(n_jobs=1, cache_dir=tmp_path))
     assert len(recs) == 2 * 3 * 2  # presets x channels x bound methods
     assert set(recs["method"]) == {"clopper_pearson", "bayesian"}
     assert (recs["valid_FP"] + recs["valid_TN"] == 2).all() and (recs["test_FP"] + recs["test_TN"] == 4).all()
@@ -79,7 +80,7 @@ def test_run_settings_on_real_presets(tmp_path):
     assert cp.loc[("updated", "fixed_size"), "run_id"] != cp.loc[("updated", "controlled"), "run_id"]
     assert len(list((tmp_path / "audit").glob("*.pkl"))) == 5 * 2 * TINY.n_per_world  # 6 settings, 5 distinct runs
     assert (recs["train_seconds"] > 0).all()
-    again = run_settings(settings, TINY, n_jobs=1, cache_dir=tmp_path, progress=False)  # from the cache
+    again = run_settings(settings, TINY, options=RunOptions(n_jobs=1, cache_dir=tmp_path))  # from the cache
     np.testing.assert_array_equal(recs["epsilon_emp"], again["epsilon_emp"])
     np.testing.assert_array_equal(recs["train_seconds"], again["train_seconds"])  # the original compute time
 
@@ -97,7 +98,7 @@ def test_groundhog_fixed_size_is_the_paper_game():
 
 
 def test_calibration_records():
-    calib = run_calibration(TINY, n_jobs=1, cache_namespace=None)
+    calib = run_calibration(TINY, options=RunOptions(n_jobs=1), cache_namespace=None)
     assert set(calib["implementation"]) == {"release training data", "ignore training data", "constant (0,0,0)"}
     rel = calib[(calib["implementation"] == "release training data") & (calib["channel"] == "paper")]
     assert (rel["auc"] == 1.0).all()
@@ -154,20 +155,18 @@ def test_findings_ablation_runs_batched_and_per_model(tmp_path):
                         ablation_findings=(("querybased", "smartnoise", ("O1", "O6", "O9")),))
     settings = [s for s in ablation_settings(prof) if s.variant.endswith(FINDING_SUFFIX)]
     assert [s.variant for s in settings] == [f"O6 fixed{FINDING_SUFFIX}", f"O9 fixed{FINDING_SUFFIX}"]
-    batched = run_settings(settings, prof, n_jobs=1, cache_dir=tmp_path, progress=False)
-    reference = run_settings(settings, prof, n_jobs=1, cache_namespace=None, progress=False, batched=False)
+    batched = run_settings(settings, prof, options=RunOptions(n_jobs=1, cache_dir=tmp_path))
+    reference = run_settings(settings, prof, options=RunOptions(n_jobs=1), cache_namespace=None, batched=False)
     assert len(batched) == 2 * 2
     np.testing.assert_array_equal(batched["outputs_digest"], reference["outputs_digest"])
 
 
-def test_run_options_reach_the_game_and_the_old_keywords_still_work(tmp_path):
-    from pategan_audit.runner import RunOptions
-
+def test_run_options_reach_the_game(tmp_path):
     d_out, d_in = attack_data("querybased")
     kwargs = dict(profile=TINY, featurise=QueryFeaturiser(), n_synth_rows=5, seed=0)
-    old = audit_generator(IgnoreFactory(), d_out, d_in, n_jobs=1, cache_dir=tmp_path, desc=None, **kwargs)
+    first = audit_generator(IgnoreFactory(), d_out, d_in, options=RunOptions(n_jobs=1, cache_dir=str(tmp_path)), **kwargs)
     assert any((tmp_path / "audit").iterdir())  # cache_dir reached the game
-    new = audit_generator(IgnoreFactory(), d_out, d_in, options=RunOptions(n_jobs=1, cache_dir=str(tmp_path)), **kwargs)
-    assert [r["epsilon_emp"] for r in old] == [r["epsilon_emp"] for r in new]
-    with pytest.raises(TypeError, match="execution options"):
+    again = audit_generator(IgnoreFactory(), d_out, d_in, options=RunOptions(n_jobs=1, cache_dir=str(tmp_path)), **kwargs)
+    assert [r["epsilon_emp"] for r in first] == [r["epsilon_emp"] for r in again]
+    with pytest.raises(TypeError, match="n_job"):
         audit_generator(IgnoreFactory(), d_out, d_in, n_job=1, **kwargs)

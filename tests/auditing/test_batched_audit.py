@@ -10,6 +10,7 @@ import pytest
 from pategan_audit.auditing.audit import run_setting
 from pategan_audit.auditing.profiles import get_profile
 from pategan_audit.auditing.settings import AuditSetting
+from pategan_audit.runner import RunOptions
 
 
 @pytest.mark.slow
@@ -18,8 +19,8 @@ def test_epsilon_emp_of_batched_audit_equals_single_fit_audit(preset):
     profile = dataclasses.replace(get_profile("book"), name="equivalence-200", n_per_world=200,
                                   querybased_iterations=20, iteration_caps=(), methods=("clopper_pearson",))
     setting = AuditSetting("querybased", preset, iterations=20)
-    batched = run_setting(setting, profile, n_jobs=1, cache_namespace=None, batched=True)[0]
-    single = run_setting(setting, profile, n_jobs=1, cache_namespace=None, batched=False)[0]
+    batched = run_setting(setting, profile, options=RunOptions(n_jobs=1), cache_namespace=None, batched=True)[0]
+    single = run_setting(setting, profile, options=RunOptions(n_jobs=1), cache_namespace=None, batched=False)[0]
     # the shadow models' released tables are the same (equal features), hence the same attack
     # and the same epsilon_emp; equality is stronger than "within the confidence interval"
     assert batched["outputs_digest"] == single["outputs_digest"]

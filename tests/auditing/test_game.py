@@ -16,6 +16,7 @@ from pategan_audit.auditing.calibration import IgnoreFactory, ReleaseFactory, Re
 from pategan_audit.auditing.featurisers import QueryFeaturiser
 from pategan_audit.auditing.game import run_game, shadow_seed
 from pategan_audit.auditing.settings import PresetFactory
+from pategan_audit.runner import RunOptions
 
 D_OUT, D_IN = datasets.worst_case("out"), datasets.worst_case("in")
 N = 40  # 16 / 8 / 16 per world
@@ -65,8 +66,8 @@ def test_seeds_are_independent_per_world_and_index():
 
 def test_parallel_equals_sequential():
     kwargs = dict(n_per_world=10, n_synth_rows=5, featurise=QueryFeaturiser(), cache_namespace=None, seed=11)
-    seq = run_game(IgnoreFactory(), D_OUT, D_IN, n_jobs=1, **kwargs)
-    par = run_game(IgnoreFactory(), D_OUT, D_IN, n_jobs=2, **kwargs)
+    seq = run_game(IgnoreFactory(), D_OUT, D_IN, options=RunOptions(n_jobs=1), **kwargs)
+    par = run_game(IgnoreFactory(), D_OUT, D_IN, options=RunOptions(n_jobs=2), **kwargs)
     np.testing.assert_array_equal(seq.features_out, par.features_out)
     np.testing.assert_array_equal(seq.features_in, par.features_in)
     assert seq.seeds == par.seeds
@@ -91,8 +92,8 @@ class CountingRelease:
 def test_interrupted_game_resumes_from_cache(tmp_path):
     FITS.clear()
     # the cache key names the setting explicitly, so the crashing factory shares it
-    kwargs = dict(n_per_world=6, featurise=QueryFeaturiser(), cache_namespace="audit_test", cache_dir=tmp_path,
-                  cache_key={"setting": "resume-test", "generator": "counting release"}, seed=5)
+    kwargs = dict(n_per_world=6, featurise=QueryFeaturiser(), cache_namespace="audit_test",
+                  options=RunOptions(n_jobs=1, cache_dir=tmp_path), cache_key={"setting": "resume-test", "generator": "counting release"}, seed=5)
     with pytest.raises(RuntimeError, match="simulated crash"):
         run_game(CountingRelease(fail_after=4), D_OUT, D_IN, **kwargs)
     assert len(FITS) == 4
@@ -108,7 +109,8 @@ def test_interrupted_game_resumes_from_cache(tmp_path):
 
 def test_cache_key_separates_settings(tmp_path):
     FITS.clear()
-    kwargs = dict(n_per_world=2, featurise=QueryFeaturiser(), cache_namespace="audit_test", cache_dir=tmp_path)
+    kwargs = dict(n_per_world=2, featurise=QueryFeaturiser(), cache_namespace="audit_test",
+                  options=RunOptions(n_jobs=1, cache_dir=tmp_path))
     run_game(CountingRelease(), D_OUT, D_IN, **kwargs)
     assert len(FITS) == 4
     # 5 rows in both worlds: new out-world entries; the in world already drew 5 rows -> reused
@@ -184,7 +186,8 @@ def test_chunks_resume_per_model_and_share_the_per_model_cache(tmp_path, monkeyp
     factory = PresetFactory("borealis", overrides={"num_teachers": 2, "max_iter": 2})
     monkeypatch.setattr(batching.PresetFactory, "batched", lambda self: True)  # chunks even without a batched step
     calls = _spy_fit_many(monkeypatch)
-    kwargs = dict(featurise=QueryFeaturiser(), cache_namespace="audit_test", cache_dir=tmp_path, seed=2)
+    kwargs = dict(featurise=QueryFeaturiser(), cache_namespace="audit_test", options=RunOptions(n_jobs=1, cache_dir=tmp_path),
+                  seed=2)
     first = run_game(factory, D_OUT, D_IN, n_per_world=3, batched=False, **kwargs)  # per-model entries
     assert calls == [] and len(list((tmp_path / "audit_test").glob("*.pkl"))) == 6
     more = run_game(factory, D_OUT, D_IN, n_per_world=6, batched=True, chunk_size=2, **kwargs)
@@ -210,8 +213,8 @@ def test_chunks_run_in_worker_processes():
     if not factory.batched():
         pytest.skip("borealis has no batched step yet")
     kwargs = dict(n_per_world=4, n_synth_rows=5, featurise=QueryFeaturiser(), cache_namespace=None, seed=4)
-    par = run_game(factory, D_OUT, D_IN, n_jobs=2, **kwargs)  # two chunks (one per world) on loky workers
-    seq = run_game(factory, D_OUT, D_IN, n_jobs=1, batched=False, **kwargs)
+    par = run_game(factory, D_OUT, D_IN, options=RunOptions(n_jobs=2), **kwargs)  # two chunks (one per world) on loky workers
+    seq = run_game(factory, D_OUT, D_IN, options=RunOptions(n_jobs=1), batched=False, **kwargs)
     np.testing.assert_allclose(par.features_out, seq.features_out)
     np.testing.assert_allclose(par.features_in, seq.features_in)
 

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from pategan_audit import datasets
+from pategan_audit.runner import RunOptions
 from pategan_audit.auditing.targets import critic_score, rank_candidates, select_target, vulnerability_distances
 
 
@@ -110,11 +111,11 @@ def test_batched_mini_mias_equal_the_per_model_ones(tmp_path, monkeypatch):
     kwargs = dict(n_candidates=2, n_models=3, seed=3)
     per_model = select_target(df, factory, batched=False, cache_namespace=None, **kwargs)
     assert calls == []
-    batched = select_target(df, factory, cache_dir=tmp_path, **kwargs)
+    batched = select_target(df, factory, options=RunOptions(n_jobs=1, cache_dir=tmp_path), **kwargs)
     assert calls == [3, 3, 3, 3]  # one fit_many per (candidate, world)
     cols = ["out_mean", "in_mean", "auc"]
     np.testing.assert_allclose(batched.candidates[cols], per_model.candidates[cols], rtol=1e-5, atol=1e-6)
     assert len(list((tmp_path / "audit_targets").glob("*.pkl"))) == 2 * 2 * 3  # one score per model
-    again = select_target(df, factory, cache_dir=tmp_path, **kwargs)
+    again = select_target(df, factory, options=RunOptions(n_jobs=1, cache_dir=tmp_path), **kwargs)
     assert len(calls) == 4  # read back from the per-model entries
     pd.testing.assert_frame_equal(again.candidates, batched.candidates)

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 import torch
 
+from pategan_audit import runner
 from pategan_audit.implementations import fit_many
 from pategan_audit.replicas import checkpoint
 from pategan_audit.replicas.gnmax import GNMaxStep
@@ -140,15 +141,14 @@ def test_each_group_has_its_own_snapshot(toy, tmp_path):
     assert ckpt.groups == 2 and sorted(p.name for p in tmp_path.iterdir()) == ["group0.pkl", "group1.pkl"]
 
 
-def test_the_interval_comes_from_the_environment(monkeypatch):
-    monkeypatch.delenv(checkpoint.EVERY_ENV, raising=False)
+def test_the_interval_comes_from_the_run_options():
+    variable = runner.ENV["checkpoint_seconds"]
     assert checkpoint.default_every() == 600.0
-    monkeypatch.setenv(checkpoint.EVERY_ENV, "30")
-    assert checkpoint.default_every() == 30.0
+    with runner.using(runner.RunOptions.from_env({variable: "30"})):
+        assert checkpoint.default_every() == 30.0
     for bad in ("soon", "-1"):
-        monkeypatch.setenv(checkpoint.EVERY_ENV, bad)
-        with pytest.raises(ValueError, match=checkpoint.EVERY_ENV):
-            checkpoint.default_every()
+        with pytest.raises(ValueError, match=variable):
+            runner.RunOptions.from_env({variable: bad})
 
 
 def test_a_snapshot_of_other_data_is_refused(toy, tmp_path):
@@ -200,12 +200,9 @@ def test_views_are_seen_and_such_a_state_is_not_snapshotted(tmp_path):
     assert not later.path.exists() and not later.due()
 
 
-def test_a_snapshot_resumes_only_under_the_same_denormal_setting(toy, tmp_path, monkeypatch):
-    from pategan_audit.implementations.base import FLUSH_DENORMAL_ENV
-
-    monkeypatch.delenv(FLUSH_DENORMAL_ENV, raising=False)
+def test_a_snapshot_resumes_only_under_the_same_denormal_setting(toy, tmp_path):
     with checkpoint.checkpointing(tmp_path, every=0):
         fit_many("borealis", toy, seeds=[0], **KW)
-    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "1")
-    with pytest.raises(ValueError, match=f"{FLUSH_DENORMAL_ENV}=0; set it the same"), checkpoint.checkpointing(tmp_path):
+    with pytest.raises(ValueError, match=rf"\${runner.ENV['flush_denormal']}=0; set it the same"), \
+            runner.using(runner.RunOptions(flush_denormal=True)), checkpoint.checkpointing(tmp_path):
         fit_many("borealis", toy, seeds=[0], **KW)

@@ -67,18 +67,21 @@ def test_default_chunk_size_is_bounded():
     assert many.default_max_replicas(1 << 60) == 1
 
 
-def test_device_comes_from_the_argument_then_the_environment(toy, monkeypatch):
+def test_device_comes_from_the_argument_then_the_run_options(toy):
     import torch
 
-    monkeypatch.delenv(many.DEVICE_ENV, raising=False)
+    from pategan_audit import runner
+
     assert many.resolve_device() == torch.device("cpu")
-    monkeypatch.setenv(many.DEVICE_ENV, "meta-nonsense")
     with pytest.raises(ValueError, match=r"\$PATEGAN_AUDIT_DEVICE='meta-nonsense' is not a torch device"):
-        fit_many("borealis", toy, seeds=[0], **KW)
-    assert many.resolve_device("cpu") == torch.device("cpu")  # the argument wins over the variable
-    monkeypatch.setenv(many.DEVICE_ENV, "cpu")
-    a = fit_many("borealis", toy, seeds=[0, 1], **KW)
-    monkeypatch.delenv(many.DEVICE_ENV)
+        runner.RunOptions.from_env({"PATEGAN_AUDIT_DEVICE": "meta-nonsense"})
+    with pytest.raises(ValueError, match=r"device='meta-nonsense' is not a torch device"):
+        runner.RunOptions(device="meta-nonsense")
+    with runner.using(runner.RunOptions(device="meta")):
+        assert many.resolve_device() == torch.device("meta")
+        assert many.resolve_device("cpu") == torch.device("cpu")  # the argument wins over the options
+    with runner.using(runner.RunOptions.from_env({"PATEGAN_AUDIT_DEVICE": "cpu"})):
+        a = fit_many("borealis", toy, seeds=[0, 1], **KW)
     b = fit_many("borealis", toy, seeds=[0, 1], device="cpu", **KW)
     assert [m.sample(5, seed=0).equals(n.sample(5, seed=0)) for m, n in zip(a, b)] == [True, True]
 
@@ -89,22 +92,23 @@ def test_cuda_without_cuda_is_an_error_naming_the_fix(toy):
         fit_many("borealis", toy, seeds=[0], device="cuda", **KW)
 
 
-def test_flushing_denormals_is_opt_in_recorded_and_undone(toy, monkeypatch):
-    """``$PATEGAN_AUDIT_FLUSH_DENORMAL=1`` trains with denormal floats flushed to zero (a CPU
-    speed setting, off by default); each model records it, and it is undone after the fit."""
+def test_flushing_denormals_is_opt_in_recorded_and_undone(toy):
+    """``RunOptions(flush_denormal=True)`` (``$PATEGAN_AUDIT_FLUSH_DENORMAL=1`` at an entry point)
+    trains with denormal floats flushed to zero (a CPU speed setting, off by default); each model
+    records it, and it is undone after the fit."""
     import torch
 
-    from pategan_audit.implementations.base import FLUSH_DENORMAL_ENV, training_threads
+    from pategan_audit import runner
+    from pategan_audit.implementations.base import training_threads
 
+    variable = runner.ENV["flush_denormal"]
     tiny = torch.tensor([1e-39], dtype=torch.float32)  # a denormal: below float32's smallest normal
-    monkeypatch.delenv(FLUSH_DENORMAL_ENV, raising=False)
     assert [m.trace.extra["flush_denormal"] for m in fit_many("borealis", toy, seeds=[0], **KW)] == [False]
-    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "1")
-    with training_threads():
-        assert (tiny * 0.5).item() == 0.0
-    assert (tiny * 0.5).item() > 0.0
-    assert [m.trace.extra["flush_denormal"] for m in fit_many("borealis", toy, seeds=[0], **KW)] == [True]
-    assert (tiny * 0.5).item() > 0.0
-    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "sometimes")
-    with pytest.raises(ValueError, match=FLUSH_DENORMAL_ENV):
-        fit_many("borealis", toy, seeds=[0], **KW)
+    with runner.using(runner.RunOptions.from_env({variable: "1"})):
+        with training_threads():
+            assert (tiny * 0.5).item() == 0.0
+        assert (tiny * 0.5).item() > 0.0
+        assert [m.trace.extra["flush_denormal"] for m in fit_many("borealis", toy, seeds=[0], **KW)] == [True]
+        assert (tiny * 0.5).item() > 0.0
+    with pytest.raises(ValueError, match=variable):
+        runner.RunOptions.from_env({variable: "sometimes"})

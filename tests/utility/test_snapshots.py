@@ -6,8 +6,7 @@ import os
 import pandas as pd
 import pytest
 
-from pategan_audit import archive
-from pategan_audit.replicas import checkpoint
+from pategan_audit import archive, runner
 from pategan_audit.replicas.neural import NeuralStep
 from pategan_audit.utility import run as R
 from pategan_audit.utility.cells import UtilityCell
@@ -43,16 +42,16 @@ def _log_calls(monkeypatch, stop_at: int | None = None) -> list[int]:
 def test_a_cell_stopped_mid_fit_resumes_to_the_same_records(cell, tmp_path, monkeypatch):
     straight = R.run_cell(cell, cache_dir=tmp_path / "a")
     root = tmp_path / "snapshots"
-    monkeypatch.setenv(R.SNAPSHOTS_ENV, str(root))
-    monkeypatch.setenv(checkpoint.EVERY_ENV, "0")
-    with monkeypatch.context() as patch:
+    options = runner.RunOptions(snapshots=str(root), checkpoint_seconds=0)
+    with monkeypatch.context() as patch, runner.using(options):
         _log_calls(patch, stop_at=2)
         with pytest.raises(Stopped):
             R.run_cell(cell, cache_dir=tmp_path / "b")
     folder = root / R.cell_id(cell)
     assert (folder / "group0.pkl").exists()
     calls = _log_calls(monkeypatch)
-    resumed = R.run_cell(cell, cache_dir=tmp_path / "b")
+    with runner.using(options):
+        resumed = R.run_cell(cell, cache_dir=tmp_path / "b")
     assert calls[0] == 2  # iterations 0 and 1 came from the snapshot
     pd.testing.assert_frame_equal(resumed.drop(columns=TIMES), straight.drop(columns=TIMES))
     assert (resumed["fit_seconds"] > 0).all()
@@ -60,8 +59,7 @@ def test_a_cell_stopped_mid_fit_resumes_to_the_same_records(cell, tmp_path, monk
 
 
 def test_refresh_starts_the_fit_again(cell, tmp_path, monkeypatch):
-    monkeypatch.setenv(checkpoint.EVERY_ENV, "0")
-    with monkeypatch.context() as patch:
+    with monkeypatch.context() as patch, runner.using(runner.RunOptions(checkpoint_seconds=0)):
         _log_calls(patch, stop_at=2)
         with pytest.raises(Stopped):
             R.run_cell(cell, cache_dir=tmp_path)
@@ -69,30 +67,29 @@ def test_refresh_starts_the_fit_again(cell, tmp_path, monkeypatch):
     assert tmp_path in folder.parents
     assert (folder / "group0.pkl").exists()
     calls = _log_calls(monkeypatch)
-    R.run_cell(cell, cache_dir=tmp_path, refresh=True)
+    with runner.using(runner.RunOptions(checkpoint_seconds=0)):
+        R.run_cell(cell, cache_dir=tmp_path, refresh=True)
     assert calls[0] == 0 and not folder.exists()
 
 
-def test_the_archive_keeps_snapshots_in_its_folder(tmp_path, monkeypatch):
-    monkeypatch.delenv(R.SNAPSHOTS_ENV, raising=False)
+def test_the_archive_keeps_snapshots_in_its_folder(tmp_path):
     folder = tmp_path / "utility_x" / "snapshots"
+    environment = dict(os.environ)
     with archive._snapshots_in(folder):
-        assert os.environ[R.SNAPSHOTS_ENV] == str(folder)
+        assert runner.current_options().snapshots == str(folder)  # sent to every job with the options
         folder.mkdir(parents=True)
-    assert R.SNAPSHOTS_ENV not in os.environ and not folder.exists()  # empty: removed
+    assert runner.current_options().snapshots is None and not folder.exists()  # empty: removed
+    assert dict(os.environ) == environment  # nothing reaches the workers through the environment
     with archive._snapshots_in(folder):
         (folder / "cell").mkdir(parents=True)
     assert (folder / "cell").exists()  # a cell still to finish keeps its snapshots
 
 
 def test_records_say_which_arithmetic_trained_them(cell, tmp_path, monkeypatch):
-    """A flushed session (``$PATEGAN_AUDIT_FLUSH_DENORMAL=1``) writes records under the same cell
+    """A flushed session (``RunOptions(flush_denormal=True)``) writes records under the same cell
     id as an IEEE one, so each row says which arithmetic trained its generator."""
-    from pategan_audit.implementations.base import FLUSH_DENORMAL_ENV
-
-    monkeypatch.delenv(FLUSH_DENORMAL_ENV, raising=False)
     ieee = R.run_cell(cell, cache_dir=tmp_path)
-    monkeypatch.setenv(FLUSH_DENORMAL_ENV, "1")
-    flushed = R.run_cell(cell, cache_dir=tmp_path)  # another cache entry: trained again
+    with runner.using(runner.RunOptions(flush_denormal=True)):
+        flushed = R.run_cell(cell, cache_dir=tmp_path)  # another cache entry: trained again
     assert not ieee["flush_denormal"].any() and flushed["flush_denormal"].all()
     assert set(flushed["cell"]) == set(ieee["cell"]) == {R.cell_id(cell)}

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pategan_audit import archive
+from pategan_audit import archive, runner
 from pategan_audit import utility as U
 from pategan_audit.utility import twins
 from pategan_audit.utility import run as R
@@ -15,9 +15,14 @@ from pategan_audit.utility.cells import UtilityCell
 PANEL = ("LogisticRegression", "DecisionTree")
 
 
+def _use_cache(monkeypatch, folder) -> None:
+    """This test's result cache: the run options an entry point would activate, restored after."""
+    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(cache_dir=str(folder))])
+
+
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "cache"))
+    _use_cache(monkeypatch, tmp_path / "cache")
     return tmp_path / "cache"
 
 
@@ -109,7 +114,7 @@ def test_an_archive_copies_a_twin_an_earlier_session_archived(tmp_path, cache, m
     done, _ = run("smoke", 1, None, done=None, only=["borealis"])  # ε = 5 trains; ε = 10 from the cache
     assert done.groupby("cell")["same_as_epsilon"].first().notna().sum() == 1
     first = done[done["epsilon"] == 5.0]
-    monkeypatch.setenv("PATEGAN_AUDIT_CACHE", str(tmp_path / "fresh"))
+    _use_cache(monkeypatch, tmp_path / "fresh")
     sent = []
     real = U.iter_cells
     monkeypatch.setattr(U, "iter_cells", lambda todo, *a, **k: sent.append(list(todo)) or real(todo, *a, **k))

@@ -45,6 +45,7 @@ def _digest(*arrays: np.ndarray) -> str:
     return h.hexdigest()[:12]
 
 
+@runner.with_options(n_jobs=1)
 def audit_generator(
     make_generator: Callable[[int], Any],
     d_out: pd.DataFrame,
@@ -59,16 +60,14 @@ def audit_generator(
     cache_namespace: str | None = "audit",
     cache_key: dict | None = None,
     batched: bool = True,
-    **legacy: Any,
 ) -> list[dict]:
     """Audit any ``make_generator`` on (D′, D): one record per bound method of the profile
     (``ganev2025elusive`` §6.2: the distinguishing game, then the random-forest attack).
 
-    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default one in-process
-    worker); the old keywords ``n_jobs``, ``backend``, ``cache_dir``, ``desc`` are still accepted.
+    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default: the options in
+    force with one in-process worker).
     batched: train a preset's shadow models in chunks through ``fit_many`` where it has a
     batched step (:func:`~pategan_audit.auditing.game.run_game`); False: one by one."""
-    options = runner.RunOptions.of(options, default=runner.RunOptions(n_jobs=1), **legacy)
     game = run_game(make_generator, d_out, d_in, n_per_world=profile.n_per_world, n_synth_rows=n_synth_rows,
                     featurise=featurise, seed=seed, options=options, cache_namespace=cache_namespace,
                     cache_key=cache_key, batched=batched)
@@ -83,6 +82,7 @@ def audit_generator(
     return [{**base, **res.as_record()} for res in results.values()]
 
 
+@runner.with_options()
 def run_setting(
     setting: AuditSetting,
     profile: AuditProfile,
@@ -91,18 +91,16 @@ def run_setting(
     options: runner.RunOptions | None = None,
     cache_namespace: str | None = "audit",
     batched: bool = True,
-    **legacy: Any,
 ) -> list[dict]:
     """Audit one :class:`AuditSetting` at the scale of ``profile``.
 
     The setting is resolved once (:meth:`AuditSetting.resolve`: worlds, factory, featuriser,
     synthetic size, effective key). Its shadow models are cached under the *effective* key, so
     settings that run the same thing under different labels are trained once. ``options``: see
-    :func:`audit_generator` (default: ``RunOptions()``, all CPUs; with ``progress=True`` the bar
+    :func:`audit_generator` (default: the options in force with all CPUs; with ``progress=True`` the bar
     is labelled attack/implementation/channel/variant). ``batched``: see
     :func:`audit_generator` (the cache entries are the same either way).
     """
-    options = runner.RunOptions.of(options, **legacy)
     expected = profile.iterations(setting.attack, setting.implementation)
     if setting.iterations != expected:
         raise ValueError(
@@ -120,14 +118,14 @@ def run_setting(
     return [{**key, "run_id": run.run_id, **rec} for rec in records]
 
 
+@runner.with_options(progress=True)
 def run_settings(settings: Iterable[AuditSetting], profile: AuditProfile, *, seed: int = 0,
-                 options: runner.RunOptions | None = None, cache_namespace: str | None = "audit", batched: bool = True,
-                 **legacy: Any) -> pd.DataFrame:
+                 options: runner.RunOptions | None = None, cache_namespace: str | None = "audit",
+                 batched: bool = True) -> pd.DataFrame:
     """:func:`run_setting` for each setting; a long table (one row per setting and method).
 
-    options: as :func:`run_setting` (default: all CPUs, a progress bar per setting); the old
-    keywords ``n_jobs``, ``backend``, ``cache_dir`` and ``progress`` are still accepted."""
-    options = runner.RunOptions.of(options, default=runner.RunOptions(progress=True), **legacy)
+    options: as :func:`run_setting` (default: the options in force with all CPUs, a progress bar
+    per setting)."""
     rows: list[dict] = []
     for s in settings:
         rows.extend(run_setting(s, profile, seed=seed, options=options, cache_namespace=cache_namespace, batched=batched))
@@ -157,14 +155,14 @@ CALIBRATION_GENERATORS = (
 )
 
 
+@runner.with_options()
 def run_calibration(profile: AuditProfile, *, seed: int = 0, options: runner.RunOptions | None = None,
-                    cache_namespace: str | None = "audit", **legacy: Any) -> pd.DataFrame:
+                    cache_namespace: str | None = "audit") -> pd.DataFrame:
     """Audit the reference generators on the worst case, with the paper's sizes (4 vs 5 rows)
     and the same size (5 rows): releasing the training data must reach the ceiling; ignoring it
     (uniform rows) must give ≈ 0 once the size is fixed; a constant (0,0,0) output — perfectly
     private — isolates the size channel: the count of (0,0,0) is 4 vs 5 in the paper's game.
-    ``options`` / the old keywords: as :func:`run_setting` (default: all CPUs)."""
-    options = runner.RunOptions.of(options, **legacy)
+    ``options``: as :func:`run_setting` (default: the options in force with all CPUs)."""
     d_out, d_in = attack_data("querybased")
     from .featurisers import QueryFeaturiser
 

@@ -158,6 +158,7 @@ def _chunk_job(ctx: _Context, chunk: list[tuple[str, int, int]]) -> list[dict]:
     return results
 
 
+@runner.with_options(n_jobs=1)
 def run_game(
     make_generator: Callable[[int], Any],
     d_out: pd.DataFrame,
@@ -174,7 +175,6 @@ def run_game(
     restore: bool = True,
     batched: bool = True,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
-    **legacy: Any,
 ) -> GameOutputs:
     """Train ``n_per_world`` shadow models per world and featurise one synthetic table each.
 
@@ -183,9 +183,8 @@ def run_game(
     n_synth_rows: rows per synthetic table: an int (same size in both worlds, the "size
         controlled" channel of implementation notes §audit.channels) or "train_size" (4 vs 5 rows on the worst case, as the authors' code).
     featurise: ``DataFrame -> 1-D array`` (``QueryFeaturiser()``, ``NaiveFeaturiser()``).
-    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default one in-process
-        worker, no progress bar); the old keywords ``n_jobs``, ``backend``, ``cache_dir``,
-        ``desc`` (``legacy``) are still accepted and folded into it.
+    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default: the options in
+        force with one in-process worker, no progress bar).
     cache_namespace: result-cache namespace (None: no caching); ``cache_key`` adds/overrides the
         description of the setting (default: ``runner.describe_for_cache`` of ``make_generator`` and
         ``featurise``).
@@ -209,7 +208,6 @@ def run_game(
         n_rows = {"out": int(n_synth_rows), "in": int(n_synth_rows)}
     else:
         raise ValueError(f"n_synth_rows must be a positive int or 'train_size', got {n_synth_rows!r}")
-    options = runner.RunOptions.of(options, default=runner.RunOptions(n_jobs=1), **legacy)
     chunk_size = check_chunk_size(chunk_size)
     key = None
     if cache_namespace is not None:

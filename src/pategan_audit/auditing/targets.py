@@ -163,6 +163,7 @@ def _chunk_job(ctx: _Ctx, chunk: list[tuple[int, str, int, int]]) -> list[float]
     return scores
 
 
+@runner.with_options(n_jobs=1)
 def select_target(
     df: pd.DataFrame,
     make_generator: Callable[[int], Any],
@@ -177,7 +178,6 @@ def select_target(
     cache_namespace: str | None = "audit_targets",
     batched: bool = True,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
-    **legacy: Any,
 ) -> TargetSelection:
     """Run the mini-MIAs of implementation notes §audit.target on the ``n_candidates`` most isolated rows of ``df``.
 
@@ -191,10 +191,9 @@ def select_target(
     batched / chunk_size: fit the models of each (candidate, world) together through ``fit_many``
     when ``make_generator`` is a PresetFactory with a batched step (module docstring); the scores
     are the same up to the float rounding of the batched networks.
-    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default one in-process
-    worker); the old keywords ``n_jobs``, ``backend``, ``cache_dir``, ``desc`` are still accepted.
+    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default: the options in
+    force with one in-process worker).
     """
-    options = runner.RunOptions.of(options, default=runner.RunOptions(n_jobs=1), **legacy)
     if n_models < 1:
         raise ValueError(f"n_models must be >= 1, got {n_models}")
     chunk_size = check_chunk_size(chunk_size)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterator
 
@@ -18,13 +17,13 @@ import pandas as pd
 
 __all__ = ["BaseConfig", "TrainingTrace", "BaseGenerator", "ConstantColumnWarning", "validate_frame", "validate_privacy",
            "validate_seed",
-           "flush_denormal_requested", "FLUSH_DENORMAL_ENV",
-           "training_threads"]
+           "flush_denormal_requested", "training_threads"]
 
 
 @contextlib.contextmanager
 def training_threads() -> Iterator[None]:
-    """Run training with ``$PATEGAN_AUDIT_TRAIN_THREADS`` torch threads (default 1); every
+    """Run training with the torch threads and denormal flushing of the run options in force
+    (``RunOptions.train_threads``, default 1; ``RunOptions.flush_denormal``, default off); every
     generator's ``fit`` and ``sample`` run under it (both engines, the replica axis too).
 
     The networks are tiny (widths of tens to hundreds): an intra-op thread pool only adds
@@ -32,9 +31,10 @@ def training_threads() -> Iterator[None]:
     0.9 ms on two busy cores). Parallelism belongs across models (``runner.parallel_map``)."""
     import torch
 
-    from ..runner import train_threads  # the one checked parser of $PATEGAN_AUDIT_TRAIN_THREADS
+    from ..runner import current_options
 
-    wanted = train_threads()
+    options = current_options()
+    wanted = options.train_threads
     before = torch.get_num_threads()
     if wanted != before:
         torch.set_num_threads(wanted)
@@ -44,7 +44,7 @@ def training_threads() -> Iterator[None]:
         limits = threadpool_limits(wanted)
     except Exception:  # pragma: no cover - threadpoolctl ships with scikit-learn
         limits = contextlib.nullcontext()
-    flush = flush_denormal_requested()
+    flush = options.flush_denormal
     if flush:
         torch.set_flush_denormal(True)
     try:
@@ -57,12 +57,9 @@ def training_threads() -> Iterator[None]:
             torch.set_num_threads(before)
 
 
-#: Environment variable: set to 1 to train with denormal floats flushed to zero (``torch.set_flush_denormal``).
-FLUSH_DENORMAL_ENV = "PATEGAN_AUDIT_FLUSH_DENORMAL"
-
-
 def flush_denormal_requested() -> bool:
-    """Whether ``$PATEGAN_AUDIT_FLUSH_DENORMAL`` asks training to flush denormal floats to zero.
+    """Whether the run options in force (``RunOptions.flush_denormal``) ask training to flush
+    denormal floats to zero (``torch.set_flush_denormal``).
 
     Off by default. On a CPU, arithmetic on denormal numbers (magnitudes below ~1.2e-38 in
     float32) is many times slower than on normal ones, and synthcity's generator produces more
@@ -71,12 +68,9 @@ def flush_denormal_requested() -> bool:
     flushed. Flushing changes numbers at the level of rounding (values below 1.2e-38 become 0),
     amplified by training as a change of device is, so the same seed gives the same numbers only
     under the same setting; archives record it (``flush_denormal`` in ``meta.json``)."""
-    raw = os.environ.get(FLUSH_DENORMAL_ENV, "").strip().lower()
-    if raw in ("", "0", "false", "no"):
-        return False
-    if raw in ("1", "true", "yes"):
-        return True
-    raise ValueError(f"${FLUSH_DENORMAL_ENV}={raw!r}: use 1 (flush denormal floats to zero while training) or 0 (default)")
+    from ..runner import current_options
+
+    return current_options().flush_denormal
 
 
 class ConstantColumnWarning(UserWarning):

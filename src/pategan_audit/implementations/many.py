@@ -28,11 +28,7 @@ from .base import BaseGenerator
 from .base import flush_denormal_requested, training_threads
 from .registry import _check_name, create
 
-__all__ = ["fit_many", "BATCHED", "batched_support", "default_max_replicas", "resolve_device", "DEVICE_ENV"]
-
-#: Environment variable naming the default device of :func:`fit_many` (e.g. ``cuda``), so that an
-#: archive or a notebook runs its batched fits on an accelerator without new arguments.
-DEVICE_ENV = "PATEGAN_AUDIT_DEVICE"
+__all__ = ["fit_many", "BATCHED", "batched_support", "default_max_replicas", "resolve_device"]
 
 # preset -> module with ``supports(config) -> bool`` and ``run(models, frames, label, *, device, on_done)``
 BATCHED: dict[str, str] = {
@@ -74,20 +70,24 @@ def default_max_replicas(bytes_per_replica: int | None = None) -> int:
 
 
 def resolve_device(device: str | torch.device | None = None) -> torch.device:
-    """The device of a batched fit: ``device`` itself, else ``$PATEGAN_AUDIT_DEVICE``, else the CPU.
+    """The device of a batched fit: ``device`` itself, else the run options' ``device`` (so that
+    an archive or a notebook runs its batched fits on an accelerator without new arguments), else
+    the CPU.
 
     An unknown name or an accelerator this machine lacks is an error that names the fix, never a
     silent fall-back to the CPU."""
+    from ..runner import current_options
+
     source = "device"
     if device is None:
-        device, source = os.environ.get(DEVICE_ENV, "").strip() or "cpu", f"${DEVICE_ENV}"
+        device, source = current_options().device or "cpu", "RunOptions.device"
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError) as err:
         raise ValueError(f"{source}={device!r} is not a torch device; use e.g. 'cpu' or 'cuda'") from err
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"{source}={device!r} asks for CUDA, which this machine's torch cannot use; "
-                         f"use 'cpu' (or unset {DEVICE_ENV})")
+                         "use 'cpu' (or unset $PATEGAN_AUDIT_DEVICE at the entry point)")
     return dev
 
 
@@ -157,8 +157,8 @@ def fit_many(
         a seed repeated on the same table is an error (the same fit twice). Every table is checked
         (``_check_input``) before any replica computes.
     max_replicas: replicas per batched chunk (None: :func:`default_max_replicas`).
-    device: any torch device for the batched tensor work (None: ``$PATEGAN_AUDIT_DEVICE``, else
-        "cpu"); random draws stay on the CPU generators of each replica, so results do not depend
+    device: any torch device for the batched tensor work (None: the run options' ``device``,
+        else "cpu"); random draws stay on the CPU generators of each replica, so results do not depend
         on the device's RNG, but float rounding does: the same seed gives the same numbers on one
         device, and numbers equal up to rounding (amplified by training) on another.
     batched: False fits the replicas one by one (the reference path the batched one must match).

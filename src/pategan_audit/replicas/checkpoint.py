@@ -48,30 +48,17 @@ import numpy as np
 import torch
 
 from .. import runner
-from ..implementations.base import FLUSH_DENORMAL_ENV, flush_denormal_requested
+from ..implementations.base import flush_denormal_requested
 
-__all__ = ["Checkpointing", "GroupSlot", "checkpointing", "current", "default_every", "EVERY_ENV"]
-
-#: Environment variable with the seconds between snapshots (default 600; 0 snapshots after every
-#: iteration).
-EVERY_ENV = "PATEGAN_AUDIT_CHECKPOINT_SECONDS"
-_DEFAULT_EVERY = 600.0
+__all__ = ["Checkpointing", "GroupSlot", "checkpointing", "current", "default_every"]
 
 _ACTIVE: ContextVar["Checkpointing | None"] = ContextVar("pategan_audit_checkpointing", default=None)
 
 
 def default_every() -> float:
-    """Seconds between snapshots: ``$PATEGAN_AUDIT_CHECKPOINT_SECONDS``, else 600."""
-    raw = os.environ.get(EVERY_ENV, "").strip()
-    if not raw:
-        return _DEFAULT_EVERY
-    try:
-        value = float(raw)
-    except ValueError as err:
-        raise ValueError(f"${EVERY_ENV}={raw!r} is not a number of seconds; use e.g. 600, or unset it") from err
-    if not value >= 0:
-        raise ValueError(f"${EVERY_ENV}={raw!r} must be >= 0 seconds")
-    return value
+    """Seconds between snapshots: the run options' ``checkpoint_seconds`` (default 600; 0
+    snapshots after every iteration; ``$PATEGAN_AUDIT_CHECKPOINT_SECONDS`` at an entry point)."""
+    return float(runner.current_options().checkpoint_seconds)
 
 
 @dataclass
@@ -280,8 +267,9 @@ class GroupSlot:
                               "e.g. `git worktree add ../resume COMMIT`)", UserWarning, stacklevel=2)
                 return None
             if head.get("flush_denormal", False) != flush_denormal_requested():
-                raise ValueError(f"the snapshot {self.path} was written with ${FLUSH_DENORMAL_ENV}="
-                                 f"{int(head.get('flush_denormal', False))}; set it the same to resume the fit "
+                raise ValueError(f"the snapshot {self.path} was written with ${runner.ENV['flush_denormal']}="
+                                 f"{int(head.get('flush_denormal', False))}; set it the same (RunOptions.flush_denormal) "
+                                 "to resume the fit "
                                  f"(or delete {self.owner.directory} to start it again)")
             if head["fingerprint"] != _fingerprint(models) or head["start"] != self._baseline.start:
                 raise ValueError(f"the snapshot {self.path} belongs to another fit (other preset, seeds, configuration "

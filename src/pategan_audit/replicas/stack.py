@@ -32,15 +32,13 @@ def solver_replicas(*, k: int, rows: int, width: int) -> int:
     size (Cervical: k·rows·width ≈ 4·10⁴ values) one replica per batch was 2.3x faster than one
     batch of 32; for tiny ones (the worst-case table: ≈ 10² values) per-call overhead dominates
     and one batch for all is 5x faster. Rule: ``max(1, 5·10⁴ // (k·rows·width))`` replicas;
-    ``$PATEGAN_AUDIT_SOLVER_REPLICAS`` overrides it. With one replica per batch each replica's
-    problems are solved exactly as in its single fit."""
-    import os
+    the run options' ``solver_replicas`` (``$PATEGAN_AUDIT_SOLVER_REPLICAS`` at an entry point)
+    overrides it. With one replica per batch each replica's problems are solved exactly as in its
+    single fit."""
+    from ..runner import current_options
 
-    env = os.environ.get("PATEGAN_AUDIT_SOLVER_REPLICAS")
-    value = int(env) if env else max(1, 50_000 // max(1, int(k) * int(rows) * int(width)))
-    if value < 1:
-        raise ValueError(f"PATEGAN_AUDIT_SOLVER_REPLICAS must be a positive integer, got {value}")
-    return value
+    given = current_options().solver_replicas  # checked positive by RunOptions
+    return int(given) if given is not None else max(1, 50_000 // max(1, int(k) * int(rows) * int(width)))
 
 
 def _check_same_structure(modules: Sequence[nn.Module]) -> list[str]:

@@ -15,7 +15,7 @@ entropy after every iteration), which a batched fit does not call, so they stay 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 import pandas as pd
 
@@ -89,21 +89,20 @@ def _run_job(job: tuple[str, dict]):
     return RUNS[kind](**kwargs)
 
 
+@runner.with_options()
 def compute_traces(profile: str | TraceProfile = "book", *, epsilon: float = 1.0, seed: int = 0,
                    options: runner.RunOptions | None = None,
                    seen_implementations: Sequence[str] = SEEN_IMPLEMENTATIONS,
                    loss_implementations: Sequence[str] = LOSS_IMPLEMENTATIONS,
-                   moment_lambdas: Sequence[float] = MOMENT_LAMBDAS, **legacy: Any) -> TraceResults:
+                   moment_lambdas: Sequence[float] = MOMENT_LAMBDAS) -> TraceResults:
     """Run (or read from the cache) every trace of ``profile`` and assemble the tables.
 
     epsilon: the privacy target of the Fig. 2/3 runs (paper: 1; smartnoise's Fig. 3 runs keep
     epsilon = 3, :data:`~pategan_audit.traces.profiles.LOSS_EPSILONS`). The Fig. 4 runs use epsilon = inf.
     seed: seed of the Fig. 2 runs, of the Fig. 3 run and of the Fig. 4 streams; Fig. 11 adds seed+1, ...
-    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default: all CPUs, no
-    progress bar, which would clutter the book pages); the old keywords ``n_jobs`` and
-    ``progress`` are still accepted.
+    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default: the options in
+    force with all CPUs and no progress bar, which would clutter the book pages).
     """
-    options = runner.RunOptions.of(options, **legacy)
     prof = get_profile(profile)
     jobs = trace_jobs(prof, epsilon=epsilon, seed=seed, seen_implementations=seen_implementations,
                       loss_implementations=loss_implementations, moment_lambdas=moment_lambdas)

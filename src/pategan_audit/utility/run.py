@@ -13,6 +13,7 @@ accountant's floor (smartnoise, implementation notes §utility.settings) gives r
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -254,9 +255,7 @@ def score_tables(tables: list[tuple[pd.DataFrame, int]], test: pd.DataFrame, *, 
     the table's one-core seconds (scaling plus its classifiers' jobs, or reading its cached
     scores). ``reuse``: tables scored before are read from the cache (namespace ``"scores"``)
     and newly scored ones are stored there, as :func:`score_table` does."""
-    options = options if options is not None else runner.RunOptions(n_jobs=1)
-    if not isinstance(options, runner.RunOptions):
-        raise TypeError(f"options must be a RunOptions, got {type(options).__name__}")
+    options = runner.RunOptions.defaulted(options, n_jobs=1)
     classifiers = tuple(classifiers)
     results: list[tuple[pd.DataFrame, float] | None] = [None] * len(tables)
     keys: dict[int, dict[str, Any]] = {}
@@ -397,15 +396,12 @@ def run_cell(
     return result
 
 
-#: Environment variable naming a folder for the snapshots of preset cells' fits (one sub-folder
-#: per cell id); the archive points it into its own folder, beside the partial records (kept on the
-#: work tree, not committed), so that a later run resumes the fit (default: beside the cell's
-#: cache entry).
-SNAPSHOTS_ENV = "PATEGAN_AUDIT_SNAPSHOTS"
-
-
 def _snapshot_dir(cell: UtilityCell, data: Any, make_generator: Any, cache_dir: Any) -> Path:
-    root = os.environ.get(SNAPSHOTS_ENV, "").strip()
+    """Where a preset cell's fits keep their snapshots: under the run options' ``snapshots``
+    folder, one sub-folder per cell id (the archive points it into its own folder, beside the
+    partial records, kept on the work tree and not committed, so that a later run resumes the
+    fit), else beside the cell's cache entry."""
+    root = runner.current_options().snapshots
     if root and data is None and make_generator is None:
         return Path(root) / cell_id(cell)
     return runner.cache_path(_key(cell, data, make_generator), namespace=NAMESPACE,
@@ -550,15 +546,16 @@ def iter_cells(
     False keeps the given order (an archive's own, chosen so that a session that stops early has
     saved the most cells). ``score_jobs``: scoring workers per cell (default: the workers the
     cells leave idle, :func:`split_workers`). Validation, cache and options as :func:`run_cells`."""
-    options = runner.RunOptions.of(options, default=runner.RunOptions(progress="utility cells"))
+    options = runner.RunOptions.defaulted(options, progress="utility cells")
     cache_dir = options.cache_dir
     unique = list(dict.fromkeys(cells))
     for c in unique:
         if not isinstance(c, (UtilityCell, SettingACell)):
             raise ValueError(f"run_cells takes UtilityCell/SettingACell objects, got {type(c).__name__}")
+    with runner.using(options):  # the cache keys of these options (training threads, flushing)
+        found = [(c, None if refresh else _cached_or_none(c, cache_dir)) for c in unique]
     todo = []
-    for c in unique:
-        table = None if refresh else _cached_or_none(c, cache_dir)
+    for c, table in found:
         if table is None:
             todo.append(c)
         else:
@@ -566,31 +563,29 @@ def iter_cells(
     if longest_first:
         todo.sort(key=_cost, reverse=True)
     cell_workers, scorers = split_workers(options, len(todo), score_jobs)
-    score_options = runner.RunOptions(n_jobs=scorers)
+    score_options = dataclasses.replace(options, n_jobs=scorers, backend=None, scheduler=None, progress=False)
     for i, table in runner.run_imap(_job, [(c, cache_dir, refresh, score_options) for c in todo], options,
                                     label="utility cells", n_jobs=cell_workers):
         yield todo[i], table
 
 
+@runner.with_options(progress="utility cells")
 def run_cells(
     cells: Iterable[UtilityCell | SettingACell],
     *,
     options: runner.RunOptions | None = None,
     refresh: bool = False,
     score_jobs: int | None = None,
-    **legacy: Any,
 ) -> pd.DataFrame:
     """Run many cells (duplicates once), in parallel via :func:`runner.parallel_map`
     (joblib; ``backend="dask"`` on a Dask cluster), and concatenate their tidy tables.
 
     Cells already in the cache are read in this process; only the rest go to the workers, the
     most expensive first. An interrupted call resumes where it stopped.
-    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default: all CPUs, a bar
-    labelled "utility cells"); the old keywords ``n_jobs``, ``backend``, ``cache_dir``, ``desc``
-    are still accepted. ``score_jobs``: scoring workers per cell (default: the workers that the
+    options: how it runs (:class:`~pategan_audit.runner.RunOptions`; default: the options in
+    force with all CPUs, a bar labelled "utility cells"). ``score_jobs``: scoring workers per cell (default: the workers that the
     cells leave idle, :func:`split_workers`; the scores are the same whatever it is).
     """
-    options = runner.RunOptions.of(options, default=runner.RunOptions(progress="utility cells"), **legacy)
     unique = list(dict.fromkeys(cells))
     done = dict(iter_cells(unique, options, refresh=refresh, score_jobs=score_jobs))
     frames = [done[c] for c in unique if len(done[c])]

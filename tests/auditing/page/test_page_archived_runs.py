@@ -3,7 +3,7 @@ back from their archives (run at smoke into a temp folder), and a clear note whe
 import pandas as pd
 import pytest
 
-from pategan_audit import archive
+from pategan_audit import archive, runner
 from pategan_audit.auditing.page import archived_runs
 from pategan_audit.pages.blocks import SaveTable, ShowTable, Text
 
@@ -11,14 +11,9 @@ from pategan_audit.pages.blocks import SaveTable, ShowTable, Text
 @pytest.fixture(scope="module")
 def smoke_archives(tmp_path_factory):
     d = tmp_path_factory.mktemp("arch")
-    import os
-
-    os.environ["PATEGAN_AUDIT_CACHE"] = str(d / "cache")
-    try:
+    with runner.using(runner.RunOptions(cache_dir=str(d / "cache"))):
         for name in ("audit_targets_large", "audit_ablation_querybased_large"):
             archive.run_archive(name, profile="smoke", n_jobs=1, directory=d)
-    finally:
-        os.environ.pop("PATEGAN_AUDIT_CACHE", None)
     return {name: archive.read_archive(name, directory=d)
             for name in ("audit_targets_large", "audit_ablation_querybased_large", "audit_ablation_groundhog_large")}
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..profiles import AuditProfile, get_profile
 from ...pages.blocks import Block, Print, SectionPage
+from ...runner import RunOptions
 
 __all__ = ["AuditPage", "start_page", "runs_text", "profile_summary"]
 
@@ -80,13 +81,13 @@ class AuditPage(SectionPage):
 
     @property
     def run_kwargs(self) -> dict:
-        """How the calibration and target selection run (seed, workers, backend)."""
-        return dict(seed=self.seed, n_jobs=int(self.n_jobs), backend=self.backend)
+        """How the calibration and target selection run (seed; workers and backend as run options)."""
+        return dict(seed=self.seed, options=RunOptions.defaulted(None, n_jobs=int(self.n_jobs), backend=self.backend))
 
     @property
     def settings_kwargs(self) -> dict:
         """How the audited settings run (as :attr:`run_kwargs`, without progress bars)."""
-        return dict(**self.run_kwargs, progress=False)
+        return self.run_kwargs  # progress bars are off by default
 
     def caption(self, text: str, runs: str | None = None) -> str:
         return self.section.caption(text, self.runs if runs is None else runs)

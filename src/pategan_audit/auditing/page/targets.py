@@ -48,8 +48,8 @@ def target_selection(page: AuditPage) -> list[Block]:
     dist_cmp = distance_comparison(ranked)
     selection = select_target(
         train, PresetFactory("original", epsilon=page.eps, overrides={"num_teachers": 5, "max_iter": prof.target_iterations}),
-        n_candidates=prof.target_candidates, n_models=prof.target_models, seed=page.seed, n_jobs=int(page.n_jobs),
-        backend=page.backend,
+        n_candidates=prof.target_candidates, n_models=prof.target_models, seed=page.seed,
+        options=page.run_kwargs["options"],
     )
     page.time("target selection", t0)
     page.target = selection.target if page.groundhog_target < 0 else page.groundhog_target

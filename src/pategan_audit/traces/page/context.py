@@ -12,6 +12,7 @@ import pandas as pd
 from ..profiles import TraceProfile, get_profile
 from ..suite import TraceResults, compute_traces
 from ...pages.blocks import Block, Print, SectionPage, table
+from ...runner import RunOptions
 
 __all__ = ["TracesPage", "run_page", "settings"]
 
@@ -49,10 +50,12 @@ def run_page(section: Any, *, n_jobs: int | None = None, loss_definition: str = 
         from distributed import Client
 
         client = Client(dask_scheduler)  # joblib's "dask" backend uses the default client
-        results = compute_traces(section.profile, epsilon=section.eps, seed=section.seed, n_jobs=n_jobs, backend="dask")
+        results = compute_traces(section.profile, epsilon=section.eps, seed=section.seed,
+                                 options=RunOptions.defaulted(None, n_jobs=n_jobs, backend="dask"))
         client.close()
     else:
-        results = compute_traces(section.profile, epsilon=section.eps, seed=section.seed, n_jobs=n_jobs)
+        results = compute_traces(section.profile, epsilon=section.eps, seed=section.seed,
+                                 options=RunOptions.defaulted(None, n_jobs=n_jobs))
     return TracesPage(section=section, profile=get_profile(section.profile), results=results,
                       loss_definition=loss_definition)
 

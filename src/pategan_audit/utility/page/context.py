@@ -30,6 +30,7 @@ from ..profiles import (
 )
 from ..tables import runs_text, select
 from ...pages.blocks import Block, SectionPage, table
+from ...runner import RunOptions
 
 __all__ = ["EPILEPTIC", "CREDIT", "UtilityPage", "page_cells", "run_page", "settings"]
 
@@ -124,8 +125,8 @@ def run_page(section: Any, *, datasets: Sequence[str] = (), implementations: Seq
 
         client = Client(dask_scheduler)
     start = time.perf_counter()
-    results = run_cells([c for group in cells.values() for c in group], n_jobs=n_jobs,
-                        backend="dask" if client else None, desc=None)
+    results = run_cells([c for group in cells.values() for c in group],
+                        options=RunOptions.defaulted(None, n_jobs=n_jobs, backend="dask" if client else None))
     return UtilityPage(section=section, profile=profile, requested=requested, implementations=tuple(implementations),
                        cells=cells, results=results, elapsed=time.perf_counter() - start, client=client)
 

@@ -36,6 +36,9 @@ SMALLEST_TOLERANCE = 0.01
 #: (Credit's 0.0017; ``scorecard._floor``).
 SMALLEST_AUPRC_TOLERANCE = min(SMALLEST_TOLERANCE, *R.base_rates().values())
 
+#: The archives of Table 4's ε = 1 cells a diagnosis can have been measured against (``against``)
+_TABLE4_ARCHIVES = ("utility_large", "utility_tables_large", "utility_best25_large")
+
 #: The claims a diagnosis can make, most supported first (issue #36, deliverable 4).
 STATUSES = ("explained", "partly explained", "plausible", "unexplained")
 
@@ -65,6 +68,10 @@ class Diagnosis:
     tried: what was tried (for an unexplained cell).
     trained: whether anything was trained, audited or scored for it (False: a comparison with the
         authors' records, a derivation).
+    against: the archive whose number for the cell the diagnosis was measured against (a Table 4
+        archive of :data:`pategan_audit.utility.protocols.ARCHIVES`); "" when not an ε = 1 utility
+        cell. Where the cell's number now comes from another archive (a larger protocol), the
+        scorecard holds the claim to the new number (``scorecard._with_evidence``).
     """
 
     key: tuple[str, str, str]
@@ -78,6 +85,7 @@ class Diagnosis:
     output: str = ""
     tried: str = ""
     trained: bool = True
+    against: str = ""
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -152,6 +160,8 @@ def load_entries(path: Path = DATA_FILE) -> list[dict]:
                 raise ValueError(f"{where}: evidence for {cell}, which is not one of the entry's cells")
         if e.get("quote") and not e.get("output") and any("output" not in q for q in e["quote"]):
             raise ValueError(f"{where}: quotes need an `output` file")
+        if e.get("against", "") and e["against"] not in _TABLE4_ARCHIVES:
+            raise ValueError(f"{where}: against {e['against']!r} is not one of the Table 4 archives {_TABLE4_ARCHIVES}")
     return entries
 
 
@@ -193,7 +203,8 @@ def _from_entries(entries: list[dict]) -> tuple[Diagnosis, ...]:
                                  preset_bug=" ".join(e.get("preset_bug", "").split()),
                                  scale_free=bool(e.get("scale_free", False)),
                                  evidence=None if name is None else values[name], output=output,
-                                 tried=" ".join(e.get("tried", "").split()), trained=bool(e["trained"])))
+                                 tried=" ".join(e.get("tried", "").split()), trained=bool(e["trained"]),
+                                 against=e.get("against", "")))
     return tuple(out)
 
 
@@ -236,6 +247,26 @@ def _relative(path) -> str:
         return path.relative_to(REPO_ROOT.resolve()).as_posix()
     except ValueError:
         return str(path)
+
+
+#: the dataset of each per-classifier table (Table 4's rows name theirs)
+_PER_CLASSIFIER_DATASET = {t: ds for ds, tabs in R.PER_CLASSIFIER_TABLES.items() for t, _ in tabs}
+
+
+def _measured_against(r) -> str:
+    """The archive a per-classifier row's ``archive`` number was read from: its ``against`` column
+    where the file has one; else, for an ε = 1 cell, the archive that held the dataset's Table 4 cells
+    before ``utility_best25_large`` (Credit and ISOLET ``utility_tables_large``, the others
+    ``utility_large``: what ``benchmarks/table4_differences.py::archived_cell`` read then); "" for a
+    sweep point (``utility_sweep_large``, which no larger archive supersedes)."""
+    against = getattr(r, "against", None)
+    if isinstance(against, str) and against:
+        return against
+    eps = getattr(r, "epsilon", None)
+    if eps is not None and not pd.isna(eps) and float(eps) != 1.0:
+        return ""
+    dataset = r.classifier if str(r.table).startswith("table4") else _PER_CLASSIFIER_DATASET.get(str(r.table), "")
+    return _TABLE4_ARCHIVES[1] if dataset in ("credit", "isolet") else _TABLE4_ARCHIVES[0] if dataset else ""
 
 
 def _sweep_call(stem: str) -> str:
@@ -318,7 +349,8 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
                      "across the paper's value" if longer(r) else
                      f"the archive's protocol or its draw: with {r.tried} the {what} moves across the paper's value")
             out.append(Diagnosis(key=key, cause=cause, status="partly explained", experiment=call, measured=measured,
-                                 evidence=float(r.best_of_all), output=output, trained=True))
+                                 evidence=float(r.best_of_all), output=output, trained=True,
+                                 against=_measured_against(r)))
         else:
             def where(r) -> str:
                 return "above" if paper > max(float(r.archive), float(r.best_of_all)) + _REACH_SLACK else "below"
@@ -338,7 +370,7 @@ def per_classifier_diagnoses(paths=None) -> tuple[Diagnosis, ...]:
             nearest = min(tries, key=lambda t: abs(float(t[0].best_of_all) - paper))
             out.append(Diagnosis(key=key, cause=cause, status="unexplained", tried=tried, experiment=nearest[1],
                                  measured=measured, evidence=float(nearest[0].best_of_all), output=nearest[2],
-                                 trained=True))
+                                 trained=True, against=_measured_against(nearest[0])))
     return tuple(out)
 
 

@@ -34,7 +34,6 @@ import numpy as np
 import pandas as pd
 
 from . import reference as R
-from .archive import UTILITY_TABLE_ARCHIVES
 from .tolerances import FLOOR, best_of_n_intervals  # one implementation: the spread h the tolerances calibrate
 from .tolerances import floor as _tolerance_floor
 
@@ -620,7 +619,8 @@ def _figure12_implied(audit: pd.DataFrame) -> pd.DataFrame:
 
 
 #: Columns of our values (what the sections' ``scorecard.csv`` files and the archives give).
-OURS_COLUMNS = ["section", "table", "row", "column", "ours", "profile", "runs", "ceiling", "interval_lo", "interval_hi"]
+OURS_COLUMNS = ["section", "table", "row", "column", "ours", "profile", "runs", "ceiling", "interval_lo", "interval_hi",
+                "archive", "data"]
 
 
 def collect_ours(results_dir: str | Path) -> pd.DataFrame:
@@ -697,36 +697,36 @@ def collect_data() -> pd.DataFrame:
 def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
     """Our values of paper numbers from the committed archives (:mod:`pategan_audit.archive`),
     in the layout of :func:`collect_ours`, each best-of-n number with its bootstrap interval
-    (:func:`best_of_n_intervals`): Table 4 (AUROC, AUPRC),
-    Tables 5 and 10 and the ε = 1 points of Figures 1, 8, 9 (Epileptic), Table 7 / Setting A
-    from ``utility_large``; Table 4's Credit and ISOLET rows, Tables 8 and 9 (Credit) and their
-    Setting A from ``utility_tables_large`` (:data:`UTILITY_TABLE_ARCHIVES`); the other ε of Figures 1, 8, 9 (Epileptic) and 6, 7 (Credit) from ``utility_sweep_large``; Tables 6's conditional column, 11 and 12's P
+    (:func:`best_of_n_intervals`) and the archive it is read from (``archive``): Table 4 (AUROC, AUPRC),
+    Tables 5 and 10 and the ε = 1 points of Figures 1, 8, 9 (Epileptic), Tables 8 and 9 (Credit),
+    Table 7 / Setting A, each (dataset, preset) cell from the archive that ran it at the largest
+    protocol (:func:`pategan_audit.utility.protocols.table4_records`: ``utility_best25_large`` over
+    ``utility_large`` and ``utility_tables_large``), its ``runs`` that cell's protocol; the other ε of Figures 1, 8, 9 (Epileptic) and 6, 7 (Credit) from ``utility_sweep_large``; Tables 6's conditional column, 11 and 12's P
     columns from ``utility_variants_large``; Figures 2, 3 and 4 from ``traces_paper``; Figure 5's ε_emp (Clopper-Pearson) and Figure 12's (Bayesian) in the
     paper channel with their spread from the audit archives. Empty if no archive is present."""
     from .archive import read_archive
     from .classifiers import CLASSIFIERS, MAJORITY
     from .utility import setting_a_scores
+    from .utility.protocols import ARCHIVE_COLUMN, RUNS_COLUMN, table4_records
 
     rows: list[dict] = []
-    for name in UTILITY_TABLE_ARCHIVES:  # Table 4's rows: Cervical, Epileptic; then Credit, ISOLET
-        util = read_archive(name, directory=directory)
-        if util is None:
-            continue
-        rec, prof, runs = util.records, util.meta["profile"], util.meta.get("runs", "")
+    chosen = table4_records(directory)  # one archive per (dataset, preset) cell: the largest protocol's
+    profiles = {a.name: a.meta["profile"] for a in chosen.archives}
+    for (name, runs), rec in chosen.records.groupby([ARCHIVE_COLUMN, RUNS_COLUMN], sort=False):
         part: list[dict] = []
         synth = rec[rec["implementation"].isin(R.IMPLEMENTATIONS)]
-        part += _best_of_n_rows(synth[synth["epsilon"].astype(float) == 1.0], runs, tables=True)
+        part += _best_of_n_rows(synth, runs, tables=True)
         real = rec[rec["implementation"] == "real"]
         if len(real):
             for _, r in setting_a_scores(real).iterrows():
                 if r["n_classifiers"] == len(CLASSIFIERS):
                     part += [{"table": "table7", "row": r["dataset"], "column": m, "ours": float(r[m]),
-                              "runs": "one fit per classifier, full split"} for m in ("auroc", "auprc")]
+                              "runs": runs} for m in ("auroc", "auprc")]
             per = real[real["classifier"] != MAJORITY]
-            part += [{"table": "setting_a", "row": c, "column": d, "ours": float(v), "runs": "one fit, full split"}
+            part += [{"table": "setting_a", "row": c, "column": d, "ours": float(v), "runs": runs}
                      for (c, d), v in per.groupby(["classifier", "dataset"])["auroc"].first().items()]
         for r in part:
-            r.update(section="utility", profile=prof)
+            r.update(section="utility", profile=profiles[name], archive=name)
         rows += part
     sweep = read_archive("utility_sweep_large", directory=directory)
     if sweep is not None:  # the other ε of Figures 1, 8, 9 (Epileptic) and 6, 7 (Credit); ε = 1 is the
@@ -734,16 +734,16 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
         rec = sweep.records
         rec = rec[rec["dataset"].isin(list(SWEEP_FIGURES)) & rec["implementation"].isin(R.IMPLEMENTATIONS)
                   & (rec["epsilon"].astype(float) != 1.0)]
-        rows += [{**r, "section": "utility", "profile": sweep.meta["profile"]}
+        rows += [{**r, "section": "utility", "profile": sweep.meta["profile"], "archive": sweep.name}
                  for r in _best_of_n_rows(rec, sweep.meta.get("runs", ""), tables=False)]
     variants = read_archive("utility_variants_large", directory=directory)
     if variants is not None:  # Tables 6, 11 and 12's variant cells
-        rows += [{**r, "section": "utility", "profile": variants.meta["profile"]}
+        rows += [{**r, "section": "utility", "profile": variants.meta["profile"], "archive": variants.name}
                  for r in variant_rows(variants.records, variants.meta.get("runs", ""))]
     traces = read_archive("traces_paper", directory=directory)
     if traces is not None:  # Figures 2-4 at the authors' run sizes
         card = traces.records[traces.records["part"] == "scorecard"]
-        rows += [{**r, "section": "training_traces", "profile": traces.meta["profile"]}
+        rows += [{**r, "section": "training_traces", "profile": traces.meta["profile"], "archive": traces.name}
                  for r in card[["table", "row", "column", "ours", "runs"]].to_dict("records")]
     from .auditing import verdicts
 
@@ -753,7 +753,7 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
         for r in verdicts.scorecard_rows(table):
             part = audit[(audit["attack"] == r["column"]) & (audit["implementation"] == r["row"])
                          & (audit["channel"] == "paper")].iloc[0]
-            rows.append({"section": "auditing", **r, "profile": part["profile"],
+            rows.append({"section": "auditing", **r, "profile": part["profile"], "archive": part["archive"],
                          "runs": f"{int(part['n_per_world']):,} shadow models per world, paper channel ({part['archive']})"})
         bayes = audit[(audit["method"] == "bayesian") & (audit["channel"] == "paper")
                       & audit["implementation"].isin(R.IMPLEMENTATIONS)]
@@ -762,9 +762,36 @@ def collect_archived(directory: str | Path | None = None) -> pd.DataFrame:
             lo, hi = verdicts.eps_interval(rec_b)
             rows.append({"section": "auditing", "table": "figure12", "row": impl, "column": attack,
                          "ours": float(rec_b["epsilon_emp"]), "interval_lo": lo, "interval_hi": hi,
-                         "profile": rec_b["profile"],
+                         "profile": rec_b["profile"], "archive": rec_b["archive"],
                          "runs": f"{int(rec_b['n_per_world']):,} shadow models per world, paper channel ({rec_b['archive']})"})
+    _name_bundled_credit(rows, chosen.records)
     return pd.DataFrame(rows, columns=OURS_COLUMNS)
+
+
+def _name_bundled_credit(rows: list[dict], chosen: pd.DataFrame) -> None:
+    """Every Credit row of ``rows`` names the data it was measured on in ``data`` (issue 38 item 4):
+    the bundled 20 % split, its training rows and teachers against the paper's full data
+    (:func:`pategan_audit.utility.protocols.bundled_credit`, read off the chosen Credit cells);
+    a row whose ``runs`` does not say so yet (the sweep's, the variants') gets it there too."""
+    from .utility.protocols import bundled_credit
+
+    credit = chosen[chosen["dataset"] == "credit"] if "dataset" in chosen else chosen.iloc[:0]
+    if credit.empty or "n_train" not in credit:  # records that do not say their training rows
+        return
+    synth = credit[credit["implementation"] != "real"]
+    k = synth["num_teachers"].dropna() if "num_teachers" in synth else pd.Series(dtype=float)
+    n_train = credit["n_train"].dropna()
+    if n_train.empty:
+        return
+    with_k = bundled_credit(int(n_train.iloc[0]), int(k.iloc[0]) if len(k) else None)
+    real = bundled_credit(int(n_train.iloc[0]))
+    for r in rows:
+        kind, dataset = metric_of(r["table"], r["row"], r["column"])
+        if dataset != "credit" or not with_k:
+            continue
+        r["data"] = real if kind.startswith("setting_a") or r["table"] == "table7" else with_k
+        if r["data"] not in str(r.get("runs", "")):
+            r["runs"] = f"{r.get('runs', '')}; {r['data']}"
 
 
 
@@ -875,6 +902,8 @@ def derive(ours: pd.DataFrame) -> pd.DataFrame:
     val = {k: v for k, v in zip(zip(ours["table"], ours["row"], ours["column"]), ours["ours"]) if pd.notna(v)}
     keys = list(zip(ours["table"], ours["row"], ours["column"]))
     runs = dict(zip(keys, ours["runs"]))
+    archives = dict(zip(keys, ours["archive"] if "archive" in ours else [np.nan] * len(keys)))
+    data = dict(zip(keys, ours["data"] if "data" in ours else [np.nan] * len(keys)))
     spread = dict(zip(keys, zip(ours.get("interval_lo", pd.Series(np.nan, index=ours.index)),
                                 ours.get("interval_hi", pd.Series(np.nan, index=ours.index)))))
     extra: list[dict] = []
@@ -884,7 +913,8 @@ def derive(ours: pd.DataFrame) -> pd.DataFrame:
         if (table, row, column) not in have and value is not None and not pd.isna(value):
             lo, hi = spread.get(same_as, (np.nan, np.nan))
             extra.append({"table": table, "row": row, "column": column, "ours": float(value), "runs": how,
-                          "interval_lo": lo, "interval_hi": hi})
+                          "interval_lo": lo, "interval_hi": hi, "archive": archives.get(same_as, np.nan),
+                          "data": data.get(same_as, np.nan)})
             val[(table, row, column)] = float(value)
 
     for ds in R.DATASETS:
@@ -977,6 +1007,15 @@ def _reduced_status(verdict_: str, profile: str) -> str:
     if verdict_ != "differs":
         return ""
     return f"{NOT_DIAGNOSED} at the {profile} profile"
+
+
+def _data_difference(explanation, data) -> str:
+    """A differing row measured on other data than the paper's (``data``: Credit's bundled 20 %
+    split, :func:`_name_bundled_credit`) names that kind of difference first in its explanation."""
+    if not isinstance(data, str) or not data:
+        return explanation
+    said = f"a difference of data: measured on {data}"
+    return f"{said}; {explanation}" if isinstance(explanation, str) and explanation else said
 
 
 def _explanation(table: str, row: str, column: str) -> str:
@@ -1097,14 +1136,27 @@ def _diagnosis_fields(key: tuple[str, str, str]) -> tuple[object, bool]:
     return d, d is not None and hasattr(d, "evidence")
 
 
+def moved_protocol(diagnosis, archive) -> bool:
+    """Whether a row's number comes from another archive than the one its diagnosis was measured
+    against (``Diagnosis.against``): a cell now read at a larger protocol
+    (:mod:`pategan_audit.utility.protocols`), e.g. best of 25 where the diagnosis saw best of 4."""
+    against = str(getattr(diagnosis, "against", "") or "")
+    return bool(against) and isinstance(archive, str) and bool(archive) and archive != against
+
+
 def _with_evidence(card: pd.DataFrame) -> pd.DataFrame:
     """``evidence``, ``output`` and ``trained`` of each diagnosed differing row, and its status
     lowered by :func:`evidence_status` where the diagnosis carries evidence fields (a diagnosis
     without them keeps its status); a row explained, partly explained or plausible shows its
-    diagnosis' cause in ``explanation``."""
+    diagnosis' cause in ``explanation``. A row whose number now comes from another archive than the
+    one its diagnosis was measured against (:func:`moved_protocol`) keeps a claim only where the
+    diagnosis' number holds against the new one (:func:`evidence_status` with the row's own value and
+    tolerance); a claim without a number ("plausible") cannot be held to it and becomes unexplained;
+    the explanation says which protocol the diagnosis saw and which the number comes from."""
     statuses, explanations = list(card["status"]), list(card["explanation"])
     evidence, output, trained = [np.nan] * len(card), [""] * len(card), [None] * len(card)
-    for i, (t, r, c, st) in enumerate(zip(card["table"], card["row"], card["column"], card["status"])):
+    archives = card["archive"] if "archive" in card.columns else pd.Series(np.nan, index=card.index)
+    for i, (t, r, c, st, arch) in enumerate(zip(card["table"], card["row"], card["column"], card["status"], archives)):
         if not isinstance(st, str) or not st or st.startswith(NOT_DIAGNOSED):
             continue
         d, fields = _diagnosis_fields((t, r, c))
@@ -1118,8 +1170,16 @@ def _with_evidence(card: pd.DataFrame) -> pd.DataFrame:
             statuses[i] = evidence_status(st, evidence=e, paper=float(card["paper"].iloc[i]),
                                           ours=float(card["ours"].iloc[i]), limit=float(card["tolerance"].iloc[i]),
                                           tried=str(getattr(d, "tried", "") or ""))
+        moved = moved_protocol(d, arch)
+        if moved and status_level(statuses[i]) == "plausible":
+            statuses[i] = (f"unexplained: tried {d.cause}, measured against {d.against}'s number; not re-checked "
+                           f"against this one ({card['runs'].iloc[i]})")
         if fields and status_level(statuses[i]) in STATUS_LEVELS[:3] and not explanations[i]:  # the cause shown
             explanations[i] = f"{d.cause} (experiment: {d.experiment})"
+        if moved:
+            explanations[i] = ((f"{explanations[i]}; " if explanations[i] else "")
+                               + f"diagnosed against {d.against}'s number; ours now from {arch}: the diagnosis' "
+                               f"number held to it ({status_level(statuses[i])})")
     return card.assign(status=statuses, explanation=explanations, evidence=evidence, output=output, trained=trained)
 
 
@@ -1192,6 +1252,8 @@ def build(ours: pd.DataFrame) -> pd.DataFrame:
     card["explanation"] = [_explanation(t, r, c) if at else "" for t, r, c, _, _, at in rows]
     card["status"] = [status(t, r, c, v) if at else _reduced_status(v, p) for t, r, c, v, p, at in rows]
     card = _with_evidence(card)
+    card["explanation"] = [_data_difference(e, d) if v == "differs" else e
+                           for e, d, v in zip(card["explanation"], card["data"], card["verdict"])]
     card["kind"] = [kind_of(t, r, c, runs) for t, r, c, runs in zip(card["table"], card["row"], card["column"],
                                                                    card["runs"])]
     card["alias_of"] = ""
@@ -1199,7 +1261,7 @@ def build(ours: pd.DataFrame) -> pd.DataFrame:
     card = _mark_aliases(card)  # Table 6's Δ shows Table 1's after the Δ rows took their components' status
     return card[["table", "row", "column", "kind", "alias_of", "paper", "ours", "difference", "tolerance", "verdict",
                  "status", "evidence", "output", "trained", "explanation", "rule", "interval_lo", "interval_hi",
-                 "draws", "profile", "runs", "provenance"]]
+                 "draws", "profile", "runs", "archive", "data", "provenance"]]
 
 
 def summary(card: pd.DataFrame) -> pd.DataFrame:

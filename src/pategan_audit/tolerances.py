@@ -60,8 +60,10 @@ FLOOR = 0.01  #: smallest tolerance (AUROC; AUPRC: min(this, π)), as the scorec
 #: is another draw of the 80/20 split, so its redraws are other split seeds (a rule of the datasets that have them).
 RULES: tuple[str, ...] = ("mean auroc", "mean auprc", "classifier auroc", "classifier auprc", "setting_a auroc")
 _K_GRID = np.round(np.arange(0.5, 8.01, 0.25), 2)
-#: the utility archives a redraw can be the twin of (the archived draw is master seed ``seed``)
-_UTILITY_ARCHIVES = ("utility_tables_large", "utility_large", "utility_sweep_large")
+#: the utility archives a redraw can be the twin of (the archived draw is master seed ``seed``); a
+#: pair needs the same protocol, so ``utility_best25_large``'s cells pair only with redraws at best of 5 × 5
+#: and the 10,000-iteration cap (the draws of a cell the scorecard reads from it)
+_UTILITY_ARCHIVES = ("utility_tables_large", "utility_large", "utility_sweep_large", "utility_best25_large")
 #: columns that define a protocol: two draws are comparable only where all of them agree
 _PROTOCOL = ("max_iter", "n_models", "n_tables", "adaboost", "mlp_max_iter", "subsample", "delta", "num_teachers",
              "variant")

@@ -42,22 +42,22 @@ def aggregator_audit(plans: pd.DataFrame, *, queries: int = 10**6, seed: int = 0
 
 def utility_table(directory=None) -> pd.DataFrame | None:
     """Best-of-n mean AUROC per dataset: gnmax and corrected from ``utility_gnmax_large``, the six
-    from ``utility_large`` and ``utility_tables_large`` where they ran that dataset, and the paper's Table 4 (best of the six);
-    None if the gnmax archive is missing."""
+    from the Table 4 archives, each (dataset, preset) cell from the one that ran it at the largest
+    protocol (:func:`pategan_audit.utility.protocols.table4_records`), their protocols in
+    "the six (ours): protocol", and the paper's Table 4 (best of the six); None if the gnmax archive is missing."""
     from .. import reference
     from ..archive import read_archive
     from ..utility import best_of_n
+    from ..utility.protocols import RUNS_COLUMN, table4_records
 
     ours = read_archive("utility_gnmax_large", directory=directory)
     if ours is None:
         return None
     frames = [best_of_n(ours.records)]
-    from ..utility.page.large import read_archives
-
-    for six in read_archives(directory):  # Cervical and Epileptic, then Credit and ISOLET
-        rec = six.records[six.records["implementation"].isin(reference.IMPLEMENTATIONS)]
-        if len(rec):
-            frames.append(best_of_n(rec))
+    chosen = table4_records(directory).records
+    six = chosen[chosen["implementation"].isin(reference.IMPLEMENTATIONS)] if len(chosen) else chosen
+    if len(six):
+        frames.append(best_of_n(six.drop(columns=[RUNS_COLUMN, "archive"])))
     best = pd.concat(frames, ignore_index=True)
     table = best.pivot_table(index="dataset", columns="implementation", values="auroc", aggfunc="first")
     paper = reference.table4().pivot_table(index="row", columns="column", values="value", aggfunc="first")
@@ -66,6 +66,9 @@ def utility_table(directory=None) -> pd.DataFrame | None:
     table["best of the six (paper)"] = paper.reindex(table.index)[list(reference.IMPLEMENTATIONS)].max(axis=1)
     n = ours.records.groupby("dataset")["table"].nunique() * ours.records.groupby("dataset")["model"].nunique()
     table["n (gnmax, corrected)"] = n.reindex(table.index)
+    if len(six):  # a partial archive can leave one dataset's six at two protocols: each is named
+        said = six.drop_duplicates(["dataset", RUNS_COLUMN]).groupby("dataset")[RUNS_COLUMN].agg(" / ".join)
+        table["the six (ours): protocol"] = said.reindex(table.index)
     return table
 
 

@@ -1,14 +1,15 @@
 """Table 4 and Setting A at the archived ``large`` profile (``ganev2025elusive`` Tables 4 and 7,
-ε = 1: Cervical with the paper's protocol, Epileptic on its full split), read back from
-``results/archive/utility_large/`` beside the paper's and this page's own profile; Table 4's
-Credit and ISOLET rows from ``results/archive/utility_tables_large/`` where that archive has them.
+ε = 1), beside the paper's and this page's own profile: each (dataset, preset) cell read from the
+archive that ran it at the largest protocol (:mod:`pategan_audit.utility.protocols`:
+``utility_best25_large`` over ``utility_large`` and ``utility_tables_large``), with a table saying
+which protocol each cell's number comes from.
 """
 from __future__ import annotations
 
 import pandas as pd
 
 from ... import reference
-from ...archive import UTILITY_TABLE_ARCHIVES
+from ..protocols import ARCHIVE_COLUMN, ARCHIVES as PROTOCOL_ARCHIVES, RUNS_COLUMN, Chosen, choose, table4_records
 from ...plotting.utility import plot_profile_comparison
 from ..aggregate import setting_a_scores
 from ..tables import dataset_by_implementation, side_by_side
@@ -16,18 +17,32 @@ from . import table4 as table4_page
 from ...pages.blocks import Block, Figure, Text, table
 from .context import UtilityPage
 
-__all__ = ["ARCHIVE", "ARCHIVES", "read_archives", "table4", "training", "setting_a", "large_profile"]
+__all__ = ["ARCHIVE", "ARCHIVES", "read_archives", "table4", "protocol_table", "training", "setting_a",
+           "large_profile"]
 
 ARCHIVE = "utility_large"
-#: the archives of Table 4 at ε = 1: Cervical and Epileptic, then Credit and ISOLET (may be partial)
-ARCHIVES = UTILITY_TABLE_ARCHIVES
+#: the archives of Table 4 at ε = 1, oldest first (each may be partial; a cell is read from the one
+#: that ran it at the largest protocol)
+ARCHIVES = PROTOCOL_ARCHIVES
 
 
 def read_archives(directory=None) -> list:
     """The :data:`ARCHIVES` present (``utility_large`` first), as :class:`pategan_audit.archive.Archive`."""
-    from ...archive import read_archive
+    return list(table4_records(directory).archives)
 
-    return [a for a in (read_archive(n, directory=directory) for n in ARCHIVES) if a is not None]
+
+def protocol_table(records: pd.DataFrame) -> pd.DataFrame:
+    """Which protocol each cell's number comes from: one row per (dataset, protocol) of the chosen
+    records (:func:`pategan_audit.utility.protocols.choose`), in Table 4's dataset order, with the
+    cells it holds ("Setting A" for the real split's classifiers)."""
+    order = [d for d in reference.DATASETS if d in set(records["dataset"])]
+    cells = records.drop_duplicates(["dataset", "implementation"])
+    rows = []
+    for d in order:
+        for (runs, archive), part in cells[cells["dataset"] == d].groupby([RUNS_COLUMN, ARCHIVE_COLUMN], sort=False):
+            names = ["Setting A" if i == "real" else i for i in part["implementation"]]
+            rows.append({"dataset": d, "cells": ", ".join(names), "protocol": runs, "archive": archive})
+    return pd.DataFrame(rows, columns=["dataset", "cells", "protocol", "archive"]).set_index(["dataset", "cells"])
 
 
 def table4(records: pd.DataFrame, *, implementations) -> pd.DataFrame:
@@ -67,21 +82,29 @@ def large_profile(page: UtilityPage, archive=None) -> list[Block]:
     """The archived runs' Table 4 beside the paper's, one bar chart per dataset (paper / archive /
     this page), how their trainings ran and their Setting A. ``archive``: an
     :class:`pategan_audit.archive.Archive` or a list of them (default: :func:`read_archives`)."""
-    archives = read_archives() if archive is None else (list(archive) if isinstance(archive, (list, tuple))
-                                                        else [archive])
+    if archive is None:
+        chosen = table4_records()
+    else:
+        given = tuple(archive) if isinstance(archive, (list, tuple)) else (archive,)
+        chosen = Chosen(choose({a.name: a.records for a in given}), given)
+    archives = list(chosen.archives)
     if not archives or archives[0].name != ARCHIVE:
         return [Text(f"*The `{ARCHIVE}` archive is missing: run `python -m pategan_audit.archive {ARCHIVE}`.*")]
-    records = pd.concat([a.records for a in archives], ignore_index=True)
+    records = chosen.records
     name = archives[0].meta["profile"]
-    caption = " ".join(a.caption() + "." for a in archives)
-    if len(archives) > 1:
-        caption += (" Credit and ISOLET come from the second archive, with AdaBoost as the authors ran it "
-                    "(SAMME.R); Cervical and Epileptic from the first, with SAMME.")
+    used = chosen.used
+    caption = " ".join(a.caption() + "." for a in used)
+    caption += (f" Each cell is read from the archive that ran it at the largest protocol (archives used: "
+                f"{', '.join(f'`{a.name}`' for a in used)}; per cell: the table `table4_large_protocols`).")
     large4 = table4(records, implementations=page.implementations)
     paper4, ours4 = table4_page.paper(), table4_page.ours(page)
     blocks = [*table("table4_large", side_by_side(large4, paper4)), Text(
         f"**Table 4, `{name}` profile.** Mean over the 12 classifiers of the best-of-n AUROC, ε = 1, "
-        "beside the paper's Table 4 (best of 25; Credit 9). " + caption)]
+        "beside the paper's Table 4 (best of 25; Credit 9). " + caption),
+        *table("table4_large_protocols", protocol_table(records)),
+        Text("The protocol of each archived cell: best of M × S tables, the iteration cap, the classifiers' "
+             "AdaBoost (SAMME.R as the authors' scikit-learn 1.4.1 ran it, SAMME in the older archives) and the "
+             "archive; a partial archive leaves a cell at an older, smaller protocol, never mixes two within one.")]
     for dataset in large4.index:
         bars = {"paper": paper4.reindex(columns=large4.columns), f"ours, {name}": large4,
                 f"ours, {page.profile.name}": ours4.reindex(columns=large4.columns)}

@@ -25,7 +25,7 @@ def test_figure5_runs_the_audit_and_keeps_its_records(page, monkeypatch):
     monkeypatch.setattr(figure5, "run_settings", fake_run)
     out = figure5.figure5(page)
     assert page.records is records and "main audit (3 channels)" in page.timings
-    assert len(seen["settings"]) == 2 * len(IMPLEMENTATIONS) * 3 and seen["kwargs"]["progress"] is False
+    assert len(seen["settings"]) == 2 * len(IMPLEMENTATIONS) * 3 and seen["kwargs"]["options"].progress is False
     assert [type(b) for b in out] == [SaveTable, SaveFigure, Text, ShowFigure]
     assert out[2].markdown.startswith("Figure 5, paper channel (profile `smoke`;")
 

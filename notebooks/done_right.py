@@ -107,8 +107,9 @@ sec.table(done_right.aggregator_audit(plans, queries=10**5 if sec.profile == "sm
 #
 # Best-of-n mean AUROC over the twelve classifiers at ε = 1 (`utility_gnmax_large`: gnmax and
 # `corrected` on the full training split, best of 5 × 5 on Cervical and at least 2 × 2 elsewhere;
-# the six benchmarked presets from `utility_large` where that archive ran the dataset), with the
-# best of the six in ours and in the paper's Table 4.
+# the six benchmarked presets from the archive that ran each cell at the largest protocol,
+# `utility.protocols`, named in the column beside them), with the best of the six in ours and in
+# the paper's Table 4.
 
 # %% tags=["hide-input"]
 utility = done_right.utility_table()

@@ -43,6 +43,10 @@ _TEXT_TRUNCATION = (
 )
 
 
+#: a Markdown table's delimiter row (``|---|---|``) in a paragraph: the table was not rendered
+_RAW_TABLE = re.compile(r"\|\s*:?(?:-{3,}|—+):?\s*\|")  # Sphinx's typography turns --- into —
+
+
 def _where(cell) -> str:
     table = cell.find_parent("table")
     head = table.get_text(" ", strip=True)[:60] if table is not None else ""
@@ -73,6 +77,10 @@ def find_problems(html: str, page: str = "page") -> list[str]:
                 problems.append(f"{page}: cut text cell {text[-40:]!r} {_where(cell)}")
             if _CLIPPING_STYLE.search(cell.get("style", "")):
                 problems.append(f"{page}: cell clipped by its style ({cell.get('style')!r}) {_where(cell)}")
+    for para in article.find_all("p"):
+        if _RAW_TABLE.search(para.get_text(" ", strip=True)):
+            problems.append(f"{page}: a Markdown table shown as text ({para.get_text(' ', strip=True)[:60]!r}): "
+                            "render notebook Markdown as GFM (nb_render_markdown_format)")
     for block in article.select("div.cell_output pre"):
         text = block.get_text()
         for pattern in _TEXT_TRUNCATION:
@@ -129,6 +137,13 @@ def test_fails_on_a_table_without_scrolling_container():
 def test_fails_on_a_clipping_style():
     html = _snippet('<table><tr><td style="max-width: 5em; overflow: hidden; text-overflow: ellipsis">long text</td></tr></table>')
     assert any("clipped by its style" in p for p in find_problems(html))
+
+
+def test_fails_on_a_markdown_table_shown_as_text():
+    text = "<p>| section | measured | |—|—| | utility | 656 |</p>"  # as Sphinx prints |---|---|
+    html = f"<html><body><article>{text}</article></body></html>"
+    assert any("Markdown table shown as text" in p for p in find_problems(html))
+    assert find_problems("<html><body><article><p>a | b, not a table</p></article></body></html>") == []
 
 
 def test_setup_page_shows_everything():

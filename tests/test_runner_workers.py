@@ -165,3 +165,31 @@ def test_loky_workers_exit_when_their_parent_is_killed(tmp_path):
         for pid in workers:  # never leave a stray worker behind, whatever the outcome
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def _warn_and_count(_):
+    """A job that emits a ConstantColumnWarning and says how many warnings got through its filters."""
+    import warnings as w
+
+    from pategan_audit.implementations.base import ConstantColumnWarning
+
+    with w.catch_warnings(record=True) as seen:
+        w.warn("a constant column", ConstantColumnWarning)
+        w.warn("something else", RuntimeWarning)
+    return [type(x.message).__name__ for x in seen]
+
+
+def test_a_warning_the_caller_ignores_stays_silent_in_the_workers():
+    """A page silences expected notices (display.QUIET_WARNINGS); a job sent to a loky worker takes
+    the caller's ``ignore`` filters with it, so the book does not print them once per worker; other
+    warnings still come through."""
+    import warnings
+
+    from pategan_audit.implementations.base import ConstantColumnWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "", ConstantColumnWarning)
+        quiet = runner.parallel_map(_warn_and_count, [0, 1], n_jobs=2)
+    loud = runner.parallel_map(_warn_and_count, [0, 1], n_jobs=2)
+    assert quiet == [["RuntimeWarning"]] * 2
+    assert loud == [["ConstantColumnWarning", "RuntimeWarning"]] * 2

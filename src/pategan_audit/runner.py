@@ -636,13 +636,34 @@ def parallel_map(
                                             scheduler=scheduler, ordered=True, options=options)]
 
 
+def _ignored_warnings() -> tuple[tuple[str, type[Warning], str], ...]:
+    """The ``ignore`` filters in force in this process, as (message pattern, category, module
+    pattern): what a job sent to another process takes with it (:func:`_indexed`), so that a
+    warning its caller silenced (a page's expected notices) stays silent in the workers too."""
+    out = []
+    for action, message, category, module, lineno in warnings.filters:
+        if action == "ignore" and not lineno and isinstance(category, type) and issubclass(category, Warning):
+            out.append((getattr(message, "pattern", message) or "", category, getattr(module, "pattern", module) or ""))
+    return tuple(out)
+
+
 def _indexed(fn: Callable, index: int, item: Any, caller: int | None = None,
-             options: RunOptions | None = None) -> tuple[int, Any]:
+             options: RunOptions | None = None,
+             ignored: tuple[tuple[str, type[Warning], str], ...] = ()) -> tuple[int, Any]:
     """One job of a process pool (loky) or a Dask worker: ``(index, fn(item))`` with one torch/BLAS
-    thread, under ``options`` (the job's run options, pickled with it). ``caller``: the pid of the
-    process that started a loky pool; a worker watches it (:func:`_exit_with_parent`), and a job
-    joblib runs in the calling process itself gets the scoped :func:`job_threads`, not the
-    process-wide :func:`single_thread`."""
+    thread, under ``options`` (the job's run options, pickled with it) and the caller's ``ignore``
+    warning filters (:func:`_ignored_warnings`). ``caller``: the pid of the process that started a
+    loky pool; a worker watches it (:func:`_exit_with_parent`), and a job joblib runs in the
+    calling process itself gets the scoped :func:`job_threads`, not the process-wide
+    :func:`single_thread`."""
+    with warnings.catch_warnings():
+        for message, category, module in reversed(ignored):  # filterwarnings prepends: keep the caller's order
+            warnings.filterwarnings("ignore", message, category, module)
+        return _indexed_job(fn, index, item, caller, options)
+
+
+def _indexed_job(fn: Callable, index: int, item: Any, caller: int | None,
+                 options: RunOptions | None) -> tuple[int, Any]:
     with using(options if options is not None else RunOptions()):
         if caller is not None:
             if os.getpid() == caller:
@@ -715,7 +736,8 @@ def _dask_imap(fn: Callable, items: list, *, scheduler: str | None, ordered: boo
                           f"the {len(items)} jobs run on that worker one at a time, not in this process; start more "
                           f"workers (`dask worker {client.scheduler.address} --nthreads 1`) to run them in parallel",
                           RuntimeWarning, stacklevel=4)
-        futures = [client.submit(_indexed, fn, i, x, None, options, pure=False) for i, x in enumerate(items)]
+        ignored = _ignored_warnings()
+        futures = [client.submit(_indexed, fn, i, x, None, options, ignored, pure=False) for i, x in enumerate(items)]
         done = iter(futures) if ordered else distributed.as_completed(futures)
         for future in done:
             i, res = future.result()
@@ -770,7 +792,8 @@ def parallel_imap(
             jobs = (joblib.delayed(_pair)(fn, i, x, options) for i, x in enumerate(items))
         else:
             ctx, scope = joblib.parallel_backend("loky", inner_max_num_threads=1), contextlib.nullcontext()
-            jobs = (joblib.delayed(_indexed)(fn, i, x, os.getpid(), options) for i, x in enumerate(items))
+            ignored = _ignored_warnings()
+            jobs = (joblib.delayed(_indexed)(fn, i, x, os.getpid(), options, ignored) for i, x in enumerate(items))
         with scope, ctx:
             par = joblib.Parallel(n_jobs=n_jobs, return_as="generator" if ordered else "generator_unordered")
             for i, res in par(jobs):

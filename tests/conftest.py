@@ -1,7 +1,21 @@
-"""Suite-wide setup: one torch/BLAS thread per test process.
+"""Suite-wide setup: one torch/BLAS thread per test process, and each test starts from the
+process's default run options.
 
 Torch's default of one thread per core makes the many tiny networks of these tests much
-slower on a 2-core machine under load (measured: 11 s vs 47 s for the preset tests)."""
+slower on a 2-core machine under load (measured: 11 s vs 47 s for the preset tests). A test that
+runs an entry point (the archive CLI, a notebook's first cell) activates the environment's run
+options for the whole process (``runner.activate``); the fixture below puts the previous ones
+back, so that no test sees another's (CI sets ``PATEGAN_AUDIT_JOBS``)."""
+import pytest
+
+from pategan_audit import runner
 from pategan_audit.runner import single_thread
 
 single_thread()
+
+
+@pytest.fixture(autouse=True)
+def _process_run_options():
+    before = runner.current_options()
+    yield
+    runner.activate(before)

@@ -25,12 +25,12 @@ from .formulas import (
     epsilon_from_moments,
     moment_increments,
 )
-from .ledger import Ledger, check_queries
+from .ledger import Ledger, LedgerReadout, check_queries
 
 __all__ = ["MomentsAccountant", "charge_replicas"]
 
 
-class MomentsAccountant:
+class MomentsAccountant(LedgerReadout):
     """Accumulated log-moments α(l), l = 1..L, of one accountant kind.
 
     Parameters
@@ -89,18 +89,6 @@ class MomentsAccountant:
             lam=self.lam,
             num_moments=self.num_moments,
         )
-
-    @property
-    def alpha(self) -> np.ndarray:
-        """α(l), l = 1..L, of what was charged (a read-only view; copy it to keep it)."""
-        view = self.ledger.alpha.view()
-        view.flags.writeable = False
-        return view
-
-    @property
-    def num_queries(self) -> int:
-        """Queries charged so far."""
-        return self.ledger.num_queries
 
     def charge(self, votes=None, *, queries: int | None = None) -> None:
         """Charge one event: ``votes``, an int array [Q] of votes for "real" (each query charged

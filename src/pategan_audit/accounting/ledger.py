@@ -19,7 +19,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Accountant", "Ledger", "check_queries"]
+__all__ = ["Accountant", "Ledger", "LedgerReadout", "check_queries"]
 
 
 @dataclass(repr=False)
@@ -65,6 +65,26 @@ def check_queries(queries) -> int:
     if isinstance(queries, (bool, np.bool_)) or not isinstance(queries, (int, np.integer)) or queries < 0:
         raise ValueError(f"queries must be a non-negative integer (the number of queries charged), got {queries!r}")
     return int(queries)
+
+
+class LedgerReadout:
+    """What an accountant's :class:`Ledger` composed, read out the same way by every accountant:
+    ``alpha`` (α(l) per moment order for the PATE moments accountant, the RDP per Rényi order for
+    the RDP one) and ``num_queries``. Only ``charge`` changes them."""
+
+    ledger: Ledger
+
+    @property
+    def alpha(self) -> np.ndarray:
+        """The composed curve (a read-only view; copy it to keep it)."""
+        view = self.ledger.alpha.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def num_queries(self) -> int:
+        """Queries charged so far."""
+        return self.ledger.num_queries
 
 
 @runtime_checkable

@@ -14,12 +14,12 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .gnmax import DEFAULT_ORDERS, epsilon_from_rdp, gnmax_data_dependent_rdp, gnmax_rdp, threshold_rdp
-from .ledger import Ledger, check_queries
+from .ledger import Ledger, LedgerReadout, check_queries
 
 __all__ = ["RdpAccountant", "per_query_rdp", "noise_for_budget", "binary_histograms", "data_dependent_epsilon"]
 
 
-class RdpAccountant:
+class RdpAccountant(LedgerReadout):
     """Rényi-DP accountant over :data:`~pategan_audit.accounting.gnmax.DEFAULT_ORDERS`: ``alpha``
     is the composed RDP curve, ``epsilon`` its (ε, δ) conversion, ``epsilon_if(n)`` the value
     after ``n`` more queries of ``per_query`` each. Every charge is data-independent: a batch of
@@ -41,18 +41,6 @@ class RdpAccountant:
             raise ValueError(f"delta must lie in (0, 1), got {delta!r}; pass e.g. delta=1e-5 (ideally < 1/N)")
         self.delta = float(delta)
         self.ledger = Ledger(np.zeros_like(self.orders))
-
-    @property
-    def alpha(self) -> np.ndarray:
-        """The composed RDP at each order (a read-only view; copy it to keep it)."""
-        view = self.ledger.alpha.view()
-        view.flags.writeable = False
-        return view
-
-    @property
-    def num_queries(self) -> int:
-        """Queries charged so far."""
-        return self.ledger.num_queries
 
     @property
     def epsilon(self) -> float:

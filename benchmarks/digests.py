@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 import warnings
 from typing import Any, Callable
@@ -35,6 +34,7 @@ from pategan_audit import datasets
 from pategan_audit.implementations import fit_many, make_generator, with_public_bounds
 from pategan_audit.implementations.registry import ALL_NAMES, get_config_class, released_overrides
 from pategan_audit.implementations.violations import fix_overrides, violations_for
+from pategan_audit.runner import atomic_write_text
 
 ROWS = 120          # Cervical training rows the models see
 SAMPLE_ROWS = 40    # rows sampled from each fitted model
@@ -191,20 +191,6 @@ def compute(only: str | None = None) -> dict[str, Any]:
     return {"combined": combined, "cases": digests, "seconds": seconds}
 
 
-def write_atomic(path: str, payload: dict) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".digests-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(payload, f, indent=1, sort_keys=True)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", help="write the digests to this JSON file (atomically)")
@@ -220,10 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     result["total_seconds"] = round(time.perf_counter() - t0, 1)
     print(f"combined {result['combined']}  ({len(result['cases'])} cases, {result['total_seconds']} s)")
     if args.out:
-        write_atomic(args.out, result)
+        atomic_write_text(args.out, json.dumps(result, indent=1, sort_keys=True) + "\n")
     if args.compare:
         with open(args.compare) as f:
-            before = json.load(f)["cases"]
+            before = {c: d for c, d in json.load(f)["cases"].items() if not args.only or args.only in c}
         now = result["cases"]
         differ = sorted(c for c in set(before) | set(now) if before.get(c) != now.get(c))
         for c in differ:

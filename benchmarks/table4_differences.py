@@ -488,18 +488,18 @@ def per_classifier_csv(frame: pd.DataFrame, implementation: str, out: str | None
                        dataset: str = "epileptic_seizure", archived: pd.DataFrame | None = None) -> pd.DataFrame:
     """Rows the scorecard's per-classifier diagnoses read, from a :func:`best_of_n_at_cap` table
     with ``per_classifier``: each classifier's best over all its tables (``best_of_all``) beside the
-    archive's best of ``n_archive`` (``archive``; the older Epileptic files call it ``best_of_4``
-    too, Epileptic's archive being best of 4) and the
-    paper's per-classifier tables of ``dataset`` (Epileptic: Tables 5 and 10 from ``utility_large``;
-    Credit: Tables 8 and 9 from ``utility_tables_large``), plus the twelve-classifier mean as Table
-    4's cell (``classifier`` = the dataset, Table 4's row); written to ``out`` atomically unless None.
-    ``archived``: that cell's records when the caller read them already (else :func:`archived_cell`)."""
+    archived cell's best of ``n_archive`` (``archive``; the older Epileptic files call it ``best_of_4``)
+    read from the archive that ran it at the largest protocol (named in ``against``), and the paper's
+    per-classifier tables of ``dataset`` (Epileptic: Tables 5 and 10; Credit: Tables 8 and 9), plus
+    the twelve-classifier mean as Table 4's cell (``classifier`` = the dataset, Table 4's row); written
+    to ``out`` atomically unless None. ``archived``: :func:`archived_cell`'s records of that cell when
+    the caller read them already."""
     from pategan_audit import reference as R
     from pategan_audit.reference import PER_CLASSIFIER_TABLES
     from pategan_audit.utility.aggregate import best_of_n
 
     arch = archived_cell(dataset, implementation) if archived is None else archived
-    against = str(arch["archive"].iloc[0]) if "archive" in arch.columns else ""  # the diagnoses' `against`
+    against = str(arch["archive"].iloc[0])  # the diagnoses' `against`: the archive the cell was read from
     n_archive = len(arch[["model", "table"]].drop_duplicates())
     arch_mean = best_of_n(arch).iloc[0]
     arch = arch.groupby("classifier")[["auroc", "auprc"]].max()

@@ -216,8 +216,8 @@ scorecard.verdict_counts(card)
 if not card_large.empty:
     shown_large = card_large[card_large["ours"].notna()]
     display(shown_large.dropna(subset=["runs"])[["table", "archive", "runs"]].drop_duplicates().set_index("table"))
-    display(shown_large.set_index(["table", "row", "column"]).drop(columns=["provenance", "profile", "runs", "archive"],
-                                                                    errors="ignore").round(4))
+    display(shown_large.set_index(["table", "row", "column"]).drop(columns=["provenance", "profile", "runs", "archive"])
+            .round(4))
 
 # %% [markdown]
 # ## Every number, this build's profile

@@ -19,3 +19,13 @@ def _process_run_options():
     before = runner.current_options()
     yield
     runner.activate(before)
+
+
+@pytest.fixture
+def use_cache():
+    """``use_cache(folder)`` gives the test its own result cache, activated as an entry point
+    would activate its run options (the fixture above puts the previous ones back)."""
+    def use(folder):
+        runner.activate(runner.RunOptions(cache_dir=str(folder)))
+        return folder
+    return use

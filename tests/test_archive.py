@@ -16,11 +16,6 @@ from pategan_audit.auditing.profiles import get_profile as audit_profile
 from pategan_audit.runner import _jsonable
 
 
-def _use_cache(monkeypatch, folder) -> None:
-    """This test's result cache: the run options an entry point would activate, restored after."""
-    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(cache_dir=str(folder))])
-
-
 def test_round_trip_is_atomic_and_keeps_meta(tmp_path):
     records = pd.DataFrame({"a": [1, 2], "b": [0.5, np.nan]})
     folder = archive.write_archive("demo", records, {"profile": "smoke", "runs": "2 rows"}, directory=tmp_path)
@@ -58,7 +53,6 @@ def test_caption_states_profile_code_and_cost():
 
 
 def test_archive_module_edits_do_not_invalidate_the_cache():
-    from pategan_audit import runner
 
     assert "archive.py" in runner._PRESENTATION
 
@@ -111,9 +105,9 @@ def test_audit_archive_bounds_follow_from_its_counts(name):
         assert r.epsilon_emp <= prof.ceiling(r.method) + 1e-9
 
 
-def test_smoke_archives_run_end_to_end(tmp_path, monkeypatch):
+def test_smoke_archives_run_end_to_end(tmp_path, use_cache):
     """The same code path as the committed archives, at the smoke profile, into a temp folder."""
-    _use_cache(monkeypatch, tmp_path / "cache")
+    use_cache(tmp_path / "cache")
     a = archive.run_archive("audit_querybased_large", profile="smoke", n_jobs=1, directory=tmp_path)
     back = archive.read_archive("audit_querybased_large", directory=tmp_path)
     assert back.meta["profile"] == "smoke" and back.meta["source_hash"] and back.meta["wall_seconds"] > 0
@@ -121,10 +115,10 @@ def test_smoke_archives_run_end_to_end(tmp_path, monkeypatch):
     assert "--profile smoke" in back.meta["command"]
 
 
-def test_resumable_archive_saves_each_setting_and_resumes(tmp_path, monkeypatch):
+def test_resumable_archive_saves_each_setting_and_resumes(tmp_path, monkeypatch, use_cache):
     """audit_groundhog_large writes its records after every setting ("complete": false until the
     last) and a later run keeps what an earlier session saved, computing only the rest."""
-    _use_cache(monkeypatch, tmp_path / "cache")
+    use_cache(tmp_path / "cache")
     name = "audit_groundhog_large"
     assert name in archive.RESUMABLE
     saves = []
@@ -158,8 +152,8 @@ def test_resumable_archive_saves_each_setting_and_resumes(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("name, rows", [("audit_calibration_large", 3 * 2 * 2), ("audit_querybased_fixed_size_large", 7 * 2)])
-def test_calibration_and_fixed_size_archives_run_at_smoke(tmp_path, monkeypatch, name, rows):
-    _use_cache(monkeypatch, tmp_path / "cache")
+def test_calibration_and_fixed_size_archives_run_at_smoke(tmp_path, name, rows, use_cache):
+    use_cache(tmp_path / "cache")
     a = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
     assert len(a.records) == rows and a.meta["profile"] == "smoke"
     assert set(a.records["channel"]) == ({"paper", "fixed_size"} if "calibration" in name else {"fixed_size"})
@@ -177,14 +171,14 @@ def test_gnmax_cells_pair_each_dataset_with_corrected_and_use_gnmax_teacher_rule
     assert all(c.num_teachers is None for c in cells if c.implementation == "corrected")  # the paper's rule
 
 
-def test_target_selection_archive_resumes_by_candidate_and_picks_the_largest_auc(tmp_path, monkeypatch):
+def test_target_selection_archive_resumes_by_candidate_and_picks_the_largest_auc(tmp_path, monkeypatch, use_cache):
     """audit_targets_large saves after each pair of candidates; a later run keeps them, and the
     target in meta is the candidate with the largest AUC; same numbers as one select_target call."""
     from pategan_audit.auditing import targets as T
     from pategan_audit.auditing.profiles import get_profile
     from pategan_audit.auditing.settings import PresetFactory, attack_data
 
-    _use_cache(monkeypatch, tmp_path / "cache")
+    use_cache(tmp_path / "cache")
     name = "audit_targets_large"
     assert name in archive.RESUMABLE
     full = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
@@ -213,10 +207,10 @@ def test_target_selection_archive_resumes_by_candidate_and_picks_the_largest_auc
         real(attack_data("groundhog")[1], PresetFactory("original"), n_candidates=2, rows=[0], n_models=1)
 
 
-def test_ablation_archive_runs_each_variant_in_the_ablation_channel(tmp_path, monkeypatch):
+def test_ablation_archive_runs_each_variant_in_the_ablation_channel(tmp_path, use_cache):
     from pategan_audit.auditing.audit import ablation_variants
 
-    _use_cache(monkeypatch, tmp_path / "cache")
+    use_cache(tmp_path / "cache")
     a = archive.run_archive("audit_ablation_querybased_large", profile="smoke", n_jobs=1, directory=tmp_path)
     assert set(a.records["channel"]) == {"fixed_size"} and a.meta["complete"]
     for impl, part in a.records.groupby("implementation"):
@@ -232,8 +226,8 @@ def _switchable_findings(name):
     return {v.id for v in violations.violations_for(name, kinds=("finding",)) if v.switchable}
 
 
-def test_only_runs_the_named_presets_and_leaves_the_rest_to_do(tmp_path, monkeypatch):
-    _use_cache(monkeypatch, tmp_path / "cache")
+def test_only_runs_the_named_presets_and_leaves_the_rest_to_do(tmp_path, use_cache):
+    use_cache(tmp_path / "cache")
     a = archive.run_archive("audit_groundhog_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["borealis"])
     assert set(a.records["implementation"]) == {"borealis"} and not a.meta["complete"]
     assert a.meta["settings_done"] == 2  # paper and controlled
@@ -245,10 +239,10 @@ def test_only_runs_the_named_presets_and_leaves_the_rest_to_do(tmp_path, monkeyp
         archive.run_archive("audit_targets_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["original"])
 
 
-def test_redo_recomputes_only_the_stale_presets_and_keeps_the_rest(tmp_path, monkeypatch):
+def test_redo_recomputes_only_the_stale_presets_and_keeps_the_rest(tmp_path, monkeypatch, use_cache):
     """--redo PRESETS (a preset changed since its rows were computed): those rows are dropped and
     computed again, the other presets' rows stay byte for byte; the session says what it redid."""
-    _use_cache(monkeypatch, tmp_path / "cache")
+    use_cache(tmp_path / "cache")
     name = "audit_querybased_large"
     first = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["borealis", "turing"])
     assert set(first.records["implementation"]) == {"borealis", "turing"} and not first.meta["complete"]
@@ -269,8 +263,8 @@ def test_redo_recomputes_only_the_stale_presets_and_keeps_the_rest(tmp_path, mon
         archive.run_archive("audit_calibration_large", profile="smoke", n_jobs=1, directory=tmp_path, redo=["turing"])
 
 
-def test_utility_archive_resumes_per_preset(tmp_path, monkeypatch):
-    _use_cache(monkeypatch, tmp_path / "cache")
+def test_utility_archive_resumes_per_preset(tmp_path, use_cache):
+    use_cache(tmp_path / "cache")
     part = archive.run_archive("utility_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["turing"])
     assert set(part.records["implementation"]) == {"turing"} and not part.meta["complete"]
     assert part.meta["presets_done"] == ["turing"]
@@ -278,8 +272,8 @@ def test_utility_archive_resumes_per_preset(tmp_path, monkeypatch):
         archive.run_archive("utility_large", profile="smoke", n_jobs=1, directory=tmp_path, only=["gnmax"])
 
 
-def test_drop_removes_stale_presets_and_says_so(tmp_path, monkeypatch):
-    _use_cache(monkeypatch, tmp_path / "cache")
+def test_drop_removes_stale_presets_and_says_so(tmp_path, use_cache):
+    use_cache(tmp_path / "cache")
     name = "audit_groundhog_large"
     first = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["borealis", "turing"])
     assert first.meta["settings_done"] == 4
@@ -323,8 +317,8 @@ def test_sweep_cells_cover_the_eight_presets_on_the_paper_grid_with_one_protocol
     assert len({c.num_teachers for c in cells if c.implementation == "gnmax"}) > 1  # fewer teachers at larger ε
 
 
-def test_sweep_archive_resumes_per_cell_and_runs_only_named_presets(tmp_path, monkeypatch):
-    _use_cache(monkeypatch, tmp_path / "cache")
+def test_sweep_archive_resumes_per_cell_and_runs_only_named_presets(tmp_path, use_cache):
+    use_cache(tmp_path / "cache")
     name = "utility_sweep_large"
     part = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["corrected"])
     assert set(part.records["implementation"]) == {"corrected"} and not part.meta["complete"]
@@ -343,18 +337,18 @@ def test_sweep_archive_resumes_per_cell_and_runs_only_named_presets(tmp_path, mo
     pd.testing.assert_frame_equal(again[again["implementation"] == "corrected"].reset_index(drop=True), saved)
 
 
-def test_a_utility_archive_saves_each_cell_as_its_worker_finishes(tmp_path, monkeypatch):
+def test_a_utility_archive_saves_each_cell_as_its_worker_finishes(tmp_path, monkeypatch, use_cache):
     """With two workers the cells run side by side, each saved as it finishes; the numbers are
     those of one worker (each cell's seeds are its own)."""
     name = "utility_sweep_large"
-    _use_cache(monkeypatch, tmp_path / "one")
+    use_cache(tmp_path / "one")
     one = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path / "a", only=["smartnoise"])
     from pategan_audit.utility.run import cell_id
 
     # one worker computes the cells in the archive's own order (not longest first)
     order = [cell_id(c) for c in archive.sweep_cells("smoke") if getattr(c, "implementation", "real") == "smartnoise"]
     assert one.records["cell"].drop_duplicates().tolist() == order
-    _use_cache(monkeypatch, tmp_path / "two")
+    use_cache(tmp_path / "two")
     saves = []
     real = archive.write_archive
     monkeypatch.setattr(archive, "write_archive", lambda n, r, m, **k: saves.append(r["cell"].nunique()) or real(n, r, m, **k))
@@ -366,11 +360,11 @@ def test_a_utility_archive_saves_each_cell_as_its_worker_finishes(tmp_path, monk
     pd.testing.assert_frame_equal(got, want)
 
 
-def test_a_utility_archive_states_its_own_protocol_only_at_large(tmp_path, monkeypatch):
+def test_a_utility_archive_states_its_own_protocol_only_at_large(tmp_path, use_cache):
     """The archive's description (e.g. :data:`archive.SWEEP_DESCRIPTION`) is the caption of a large
     run; the same cells' runner at another profile says it is reduced (the noticed bug: a smoke run's
     caption stated the large sizes)."""
-    _use_cache(monkeypatch, tmp_path / "cache")
+    use_cache(tmp_path / "cache")
     one = archive.sweep_cells("smoke")[:1]
     runner = archive._utility_cells(lambda profile_name: one, "one cell", description="THE ARCHIVED PROTOCOL")
     _, large = runner("large", 1, None)
@@ -423,8 +417,8 @@ def test_tables_cells_cover_credit_and_isolet_with_the_papers_best_of_nine_on_cr
     assert synth[0].implementation == "corrected" and synth[6].implementation == "synthcity"
 
 
-def test_tables_archive_resumes_per_cell_with_setting_a_as_the_preset_real(tmp_path, monkeypatch):
-    _use_cache(monkeypatch, tmp_path / "cache")
+def test_tables_archive_resumes_per_cell_with_setting_a_as_the_preset_real(tmp_path, use_cache):
+    use_cache(tmp_path / "cache")
     name = "utility_tables_large"
     assert name in archive.RESUMABLE
     part = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path, only=["real"])
@@ -442,11 +436,11 @@ def test_tables_archive_resumes_per_cell_with_setting_a_as_the_preset_real(tmp_p
                                   saved.dropna(axis=1, how="all"), check_dtype=False)
 
 
-def test_calibration_channels_put_the_null_generator_in_both_games_controlled_channel(tmp_path, monkeypatch):
+def test_calibration_channels_put_the_null_generator_in_both_games_controlled_channel(tmp_path, use_cache):
     """The null generator's calibration line in every game and channel (issue #12): the controlled
     channel releases equal sizes in both worlds; in GroundHog (686 rows in both worlds already) it
     is the paper game's run, output for output."""
-    _use_cache(monkeypatch, tmp_path / "cache")
+    use_cache(tmp_path / "cache")
     got = archive.run_archive("audit_calibration_channels_large", profile="smoke", n_jobs=1, directory=tmp_path)
     rec = got.records[got.records["implementation"] == "ignore training data"]
     assert set(zip(rec["attack"], rec["channel"])) == {("groundhog", "paper"), ("groundhog", "controlled"),

@@ -33,7 +33,7 @@ PINNED_SOURCE = "pinned0000000000"
 def recorder(monkeypatch):
     """Record (namespace, hash without source, hash with the pinned source) of every cache
     lookup; answer each one with a stored zero result so nothing is computed."""
-    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(source_hash=PINNED_SOURCE)])  # as an entry point
+    runner.activate(runner.RunOptions(source_hash=PINNED_SOURCE))  # as an entry point
     runner.source_hash.cache_clear()
     seen_keys: list[tuple[str, str, str]] = []
 
@@ -103,7 +103,7 @@ def test_target_selection_keys_are_pinned(recorder):
 
 
 def test_trace_keys_are_pinned(monkeypatch):
-    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(source_hash=PINNED_SOURCE)])  # as an entry point
+    runner.activate(runner.RunOptions(source_hash=PINNED_SOURCE))  # as an entry point
     runner.source_hash.cache_clear()
     hashes = []
 
@@ -123,7 +123,7 @@ def test_trace_keys_are_pinned(monkeypatch):
 
 
 def test_utility_cell_ids_and_keys_are_pinned(monkeypatch):
-    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(source_hash=PINNED_SOURCE)])  # as an entry point
+    runner.activate(runner.RunOptions(source_hash=PINNED_SOURCE))  # as an entry point
     runner.source_hash.cache_clear()
     # AdaBoost SAMME: the keys from before the knob existed (the archives' cells keep them)
     cells = [UtilityCell("cervical_cancer", "updated", 1.0, n_models=2, max_iter=10,

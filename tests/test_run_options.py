@@ -161,8 +161,8 @@ def test_jobs_receive_the_options_and_apply_threads_and_flushing(backend, monkey
 
 
 def _old_key(config, namespace: str, *, threads: int, flush: bool, source: str) -> str:
-    """The key formula before the run options (``$PATEGAN_AUDIT_TRAIN_THREADS``,
-    ``$PATEGAN_AUDIT_FLUSH_DENORMAL`` read inside ``config_hash``), written out."""
+    """The cache-key formula the committed caches were keyed with, written out: the source, and
+    the training threads and denormal flushing only when not at their defaults."""
     payload = {"namespace": namespace, "config": runner._jsonable(config), "source": source}
     if flush:
         payload["flush_denormal"] = True
@@ -209,3 +209,23 @@ def test_old_run_keywords_are_gone_from_the_experiment_functions():
         run_cells([], n_jobs=2)
     with pytest.raises(TypeError):
         audit.run_settings([], None, backend="loky")
+
+
+def test_the_book_build_keys_notebooks_under_the_run_variables(tmp_path, monkeypatch):
+    """The Sphinx hook is an entry point: it reads the run variables before keying the notebooks,
+    so a pinned source hash keys them as it keys the caches their kernels read (conftest puts the
+    process's options back after this test)."""
+    from types import SimpleNamespace
+
+    from sphinx.errors import ExtensionError
+
+    from pategan_audit import bookhook
+
+    monkeypatch.setenv(runner.ENV["source_hash"], "pinned0000000000")
+    config = SimpleNamespace(pategan_audit_profile="smoke", pategan_audit_always_run=[], pategan_audit_notebooks=[])
+    (tmp_path / "book").mkdir()
+    bookhook._on_builder_inited(SimpleNamespace(srcdir=str(tmp_path / "book"), config=config))
+    assert runner.source_hash() == "pinned0000000000"
+    monkeypatch.setenv(runner.ENV["train_threads"], "none")
+    with pytest.raises(ExtensionError, match=r"\$PATEGAN_AUDIT_TRAIN_THREADS='none'"):
+        bookhook._on_builder_inited(SimpleNamespace(srcdir=str(tmp_path / "book"), config=config))

@@ -19,14 +19,9 @@ matplotlib.use("Agg")
 KINDS5 = ("updated", "synthcity", "borealis", "smartnoise", "corrected")
 
 
-def _use_cache(monkeypatch, folder) -> None:
-    """This test's result cache: the run options an entry point would activate, restored after."""
-    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(cache_dir=str(folder))])
-
-
 @pytest.fixture(autouse=True)
-def _private_cache(tmp_path, monkeypatch):
-    _use_cache(monkeypatch, tmp_path / "cache")
+def _private_cache(tmp_path, monkeypatch, use_cache):
+    use_cache(tmp_path / "cache")
 
 
 # -- Fig. 2: only / shared ----------------------------------------------------------------------
@@ -224,11 +219,13 @@ def fake_presets(monkeypatch):
     return _FakePreset
 
 
-def test_compute_traces_tables_and_cache(fake_presets):
+def test_compute_traces_tables_and_cache(fake_presets, tmp_path):
     profile = traces.TraceProfile("tiny", seen_max_iter=3, loss_max_iter=4, loss_runs=2, moment_iterations=6)
-    res = traces.compute_traces(profile, epsilon=1.0, seed=11, options=runner.RunOptions(n_jobs=1))
+    one_worker = runner.RunOptions.defaulted(None, n_jobs=1)  # the options in force: this test's cache
+    res = traces.compute_traces(profile, epsilon=1.0, seed=11, options=one_worker)
     fits = fake_presets.fits
     assert fits == 7 + 5 * 2 + 2  # Fig. 2 runs + Fig. 3/11 runs + two Fig. 4 streams
+    assert len(list((tmp_path / "cache" / "traces").glob("*.pkl"))) == fits  # cached here, not in results/cache
     seen = res.seen.set_index(["implementation", "teacher"])
     assert (seen.loc["updated"].only == 0).all() and (seen.loc["updated"].shared == 137).all()
     assert (seen.loc["borealis"].shared == 0).all()
@@ -238,7 +235,7 @@ def test_compute_traces_tables_and_cache(fake_presets):
     assert set(res.moments.lam) == {1.0, 1e-3} and res.moments.iteration.max() == 6
     assert set(res.final.accountant) == set(traces.TABLE_ACCOUNTANTS)
     # a second call reads every run back from the cache
-    again = traces.compute_traces(profile, epsilon=1.0, seed=11, options=runner.RunOptions(n_jobs=1))
+    again = traces.compute_traces(profile, epsilon=1.0, seed=11, options=one_worker)
     assert fake_presets.fits == fits
     pd.testing.assert_frame_equal(again.losses, res.losses)
 
@@ -264,7 +261,7 @@ def test_plots_draw(fake_presets):
     from pategan_audit.plotting import traces as tplot
 
     profile = traces.TraceProfile("tiny", seen_max_iter=2, loss_max_iter=3, loss_runs=2, moment_iterations=5)
-    res = traces.compute_traces(profile, seed=0, options=runner.RunOptions(n_jobs=1))
+    res = traces.compute_traces(profile, seed=0, options=runner.RunOptions.defaulted(None, n_jobs=1))
     fig2 = tplot.plot_teacher_seen(res.seen)
     assert len(fig2.axes) == 5
     fig11 = tplot.plot_teacher_losses(traces.loss_lines(res.losses))

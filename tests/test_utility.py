@@ -39,11 +39,6 @@ class NoisyResampler:
         return pd.DataFrame(rows + rng.normal(scale=0.1, size=rows.shape), columns=self.df.columns)
 
 
-def _use_cache(monkeypatch, folder) -> None:
-    """This test's result cache: the run options an entry point would activate, restored after."""
-    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(cache_dir=str(folder))])
-
-
 class SingleClass(NoisyResampler):
     """Emits one label value only (like original/turing on Credit, B.3)."""
 
@@ -66,8 +61,8 @@ def cervical():
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    _use_cache(monkeypatch, tmp_path / "cache")
+def cache(tmp_path, monkeypatch, use_cache):
+    use_cache(tmp_path / "cache")
     return tmp_path / "cache"
 
 
@@ -235,6 +230,16 @@ def test_run_cells_dedupes_and_resumes_after_an_interruption(cache, monkeypatch)
     out = U.run_cells(cells, options=runner.RunOptions.defaulted(None, n_jobs=1))
     assert calls == [3.0]  # only the interrupted cell is recomputed
     assert sorted(out["epsilon"].unique()) == [1.0, 2.0, 3.0] and len(out) == 3 * len(PANEL)
+
+
+def test_a_cell_of_the_wrong_type_is_refused_before_anything_runs(cache, monkeypatch):
+    calls = []
+    monkeypatch.setattr(R, "_default_factory", lambda cell, k, data: calls.append(cell) or NoisyResampler)
+    good = _cell(epsilon=1.0, n_models=1, n_tables=1)
+    for run in (U.run_cells, lambda cells: list(U.iter_cells(cells))):
+        with pytest.raises(ValueError, match=r"must be UtilityCell or SettingACell objects, got str; build them"):
+            run([good, "cervical_cancer"])
+    assert calls == [] and not any(cache.glob("**/*.pkl"))  # checked before any cell ran
 
 
 # -- aggregation (B.4, B.11) ----------------------------------------------------------------------

@@ -759,6 +759,8 @@ def _cell_desc(cell) -> str:
 #: the archives holding Table 4's ε = 1 cells and Setting A, in the order the scorecard and the
 #: utility page read them: Cervical and Epileptic (``utility_large``), then Credit and ISOLET
 UTILITY_TABLE_ARCHIVES = ("utility_large", "utility_tables_large")
+#: Every archive that holds Table 4 cells: the two above and the paper-protocol Epileptic/ISOLET rows.
+TABLE4_ARCHIVES = (*UTILITY_TABLE_ARCHIVES, "utility_best25_large")
 #: the Table 4 rows ``utility_large`` lacks (issue 13), Credit first: a Credit table scores in ~100 s, an
 #: ISOLET one (617 features) in ~220 s (``utility_gnmax_large``'s records), and ISOLET's generators are
 #: wider, so a session that ends mid-run has saved the most cells

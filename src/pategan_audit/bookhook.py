@@ -35,7 +35,8 @@ from importlib import metadata
 from pathlib import Path
 
 from .pages.archives import write_table
-from .runner import atomic_write_text, source_hash
+from . import runner
+from .runner import atomic_write_bytes, atomic_write_text, source_hash
 
 __all__ = ["setup", "notebook_key", "execute_notebook", "kernel_options", "hide_injected_parameters", "place_summary",
            "place_archive_table"]
@@ -151,9 +152,7 @@ def place_summary(repo: Path, book_dir: Path, *, placeholder: bool) -> None:
     for name in SUMMARY_FILES:
         source = repo / SUMMARY_SOURCE / name
         if source.exists():
-            tmp = target / f".{name}.tmp"
-            tmp.write_bytes(source.read_bytes())
-            os.replace(tmp, target / name)
+            atomic_write_bytes(target / name, source.read_bytes())
 
 
 #: The archive table ``book/reproduce.md`` includes, written beside the summary.
@@ -169,6 +168,10 @@ def place_archive_table(book_dir: Path, *, directory: str | os.PathLike | None =
 def _on_builder_inited(app) -> None:
     from sphinx.errors import ExtensionError
 
+    try:  # the PATEGAN_AUDIT_* run variables: a pinned source hash keys the notebooks as it keys their caches
+        runner.activate(runner.RunOptions.from_env())
+    except ValueError as exc:
+        raise ExtensionError(str(exc)) from exc
     book_dir = Path(app.srcdir)
     repo = book_dir.parent
     profile = os.environ.get("PATEGAN_AUDIT_PROFILE", app.config.pategan_audit_profile)

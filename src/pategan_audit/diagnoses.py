@@ -24,20 +24,21 @@ from pathlib import Path
 import pandas as pd
 
 from . import reference as R
+from .archive import TABLE4_ARCHIVES
 from .runner import REPO_ROOT
+from .tolerances import FLOOR
+from .tolerances import floor as _tolerance_floor
 
 __all__ = ["Diagnosis", "DIAGNOSES", "DIAGNOSED", "EXPLANATIONS", "NOT_DIAGNOSED", "EXPERIMENTS_DIR", "SCALE_FREE",
            "STATUSES", "DATA_FILE", "aliases", "diagnoses_table", "load_entries", "per_classifier_diagnoses",
            "read_quote", "setting_a_spread_diagnoses", "status", "sweep_records_diagnoses"]
 
-#: An archived AUROC within this of the paper's is inside every tolerance (= ``scorecard.FLOOR_AUROC``).
-SMALLEST_TOLERANCE = 0.01
-#: ... and an AUPRC within this: the scorecard's AUPRC floor is the base rate where that is smaller
-#: (Credit's 0.0017; ``scorecard._floor``).
-SMALLEST_AUPRC_TOLERANCE = min(SMALLEST_TOLERANCE, *R.base_rates().values())
-
-#: The archives of Table 4's ε = 1 cells a diagnosis can have been measured against (``against``)
-_TABLE4_ARCHIVES = ("utility_large", "utility_tables_large", "utility_best25_large")
+#: An archived AUROC within this of the paper's is inside every tolerance (the tolerances' floor,
+#: :data:`pategan_audit.tolerances.FLOOR`).
+SMALLEST_TOLERANCE = FLOOR
+#: ... and an AUPRC within this: the AUPRC floor is the base rate where that is smaller
+#: (Credit's 0.0017; :func:`pategan_audit.tolerances.floor`).
+SMALLEST_AUPRC_TOLERANCE = min(_tolerance_floor("auprc", d) for d in R.base_rates())
 
 #: The claims a diagnosis can make, most supported first (issue #36, deliverable 4).
 STATUSES = ("explained", "partly explained", "plausible", "unexplained")
@@ -160,8 +161,9 @@ def load_entries(path: Path = DATA_FILE) -> list[dict]:
                 raise ValueError(f"{where}: evidence for {cell}, which is not one of the entry's cells")
         if e.get("quote") and not e.get("output") and any("output" not in q for q in e["quote"]):
             raise ValueError(f"{where}: quotes need an `output` file")
-        if e.get("against", "") and e["against"] not in _TABLE4_ARCHIVES:
-            raise ValueError(f"{where}: against {e['against']!r} is not one of the Table 4 archives {_TABLE4_ARCHIVES}")
+        if e.get("against", "") and e["against"] not in TABLE4_ARCHIVES:
+            raise ValueError(f"{where}: against {e['against']!r} is not one of the Table 4 archives "
+                             f"{TABLE4_ARCHIVES}; name one of them, or leave `against` out for another cell")
     return entries
 
 
@@ -255,10 +257,10 @@ _PER_CLASSIFIER_DATASET = {t: ds for ds, tabs in R.PER_CLASSIFIER_TABLES.items()
 
 def _measured_against(r) -> str:
     """The archive a per-classifier row's ``archive`` number was read from: its ``against`` column
-    where the file has one; else, for an ε = 1 cell, the archive that held the dataset's Table 4 cells
-    before ``utility_best25_large`` (Credit and ISOLET ``utility_tables_large``, the others
-    ``utility_large``: what ``benchmarks/table4_differences.py::archived_cell`` read then); "" for a
-    sweep point (``utility_sweep_large``, which no larger archive supersedes)."""
+    where the file has one; else (a file written without that column), for an ε = 1 cell, the archive
+    its comparison was read from: Credit's and ISOLET's ``utility_tables_large``, the other datasets'
+    ``utility_large``; "" for a sweep point (``utility_sweep_large``, which no larger archive
+    supersedes)."""
     against = getattr(r, "against", None)
     if isinstance(against, str) and against:
         return against
@@ -266,7 +268,9 @@ def _measured_against(r) -> str:
     if eps is not None and not pd.isna(eps) and float(eps) != 1.0:
         return ""
     dataset = r.classifier if str(r.table).startswith("table4") else _PER_CLASSIFIER_DATASET.get(str(r.table), "")
-    return _TABLE4_ARCHIVES[1] if dataset in ("credit", "isolet") else _TABLE4_ARCHIVES[0] if dataset else ""
+    if not dataset:
+        return ""
+    return "utility_tables_large" if dataset in ("credit", "isolet") else "utility_large"
 
 
 def _sweep_call(stem: str) -> str:

@@ -143,7 +143,8 @@ def _directory(name: str, value: Any) -> str:
                              f"directory; pass another path (e.g. -p {name} results)")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ParameterError(f"parameter {name}={value!r}: {str(parent)!r} is not writable by this user; pass a "
-                             f"directory you can write to (e.g. -p {name} out/results, relative to the repository root)")
+                             f"directory you can write to (e.g. -p {name} out/results, relative to the notebook's working directory: "
+                             "the repository root in the book build)")
     return value
 
 

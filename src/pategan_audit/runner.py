@@ -425,13 +425,14 @@ def _env_value(field: str, raw: str) -> Any:
     return raw
 
 
-def _check_device(device: Any, source: str) -> None:
-    """A clear error when ``device`` is no torch device name (whether this machine has it is
-    checked where a fit uses it: :func:`pategan_audit.implementations.many.resolve_device`)."""
+def _check_device(device: Any, source: str) -> Any:
+    """``device`` as a ``torch.device``, or a clear error naming ``source`` when it is no torch
+    device name (whether this machine has it is checked where a fit uses it:
+    :func:`pategan_audit.implementations.many.resolve_device`)."""
     import torch
 
     try:
-        torch.device(device)
+        return torch.device(device)
     except (RuntimeError, TypeError) as err:
         raise ValueError(f"{source}={device!r} is not a torch device; use e.g. 'cpu' or 'cuda'") from err
 
@@ -527,7 +528,10 @@ class RunOptions:
     def defaulted(cls, options: RunOptions | None, **map_defaults: Any) -> RunOptions:
         """``options`` itself; when None, the options in force (:func:`current_options`) with the
         map fields (:attr:`MAP_FIELDS`) at their defaults updated by ``map_defaults`` (a nested
-        computation does not inherit its caller's worker count)."""
+        computation does not inherit its caller's worker count). An explicit ``options`` is
+        complete: no field of it (the cache folder included) comes from the options in force; to
+        change one field of those, pass ``RunOptions.defaulted(None, n_jobs=1)`` or
+        ``dataclasses.replace(current_options(), ...)``."""
         if options is not None:
             return _checked(options)
         base = {name: getattr(cls, name) for name in cls.MAP_FIELDS}  # the class defaults
@@ -647,24 +651,17 @@ def _ignored_warnings() -> tuple[tuple[str, type[Warning], str], ...]:
     return tuple(out)
 
 
-def _indexed(fn: Callable, index: int, item: Any, caller: int | None = None,
-             options: RunOptions | None = None,
-             ignored: tuple[tuple[str, type[Warning], str], ...] = ()) -> tuple[int, Any]:
+def _indexed(fn: Callable, index: int, item: Any, caller: int | None, options: RunOptions,
+             ignored: tuple[tuple[str, type[Warning], str], ...]) -> tuple[int, Any]:
     """One job of a process pool (loky) or a Dask worker: ``(index, fn(item))`` with one torch/BLAS
     thread, under ``options`` (the job's run options, pickled with it) and the caller's ``ignore``
     warning filters (:func:`_ignored_warnings`). ``caller``: the pid of the process that started a
-    loky pool; a worker watches it (:func:`_exit_with_parent`), and a job joblib runs in the
-    calling process itself gets the scoped :func:`job_threads`, not the process-wide
+    loky pool (None on Dask); a worker watches it (:func:`_exit_with_parent`), and a job joblib runs
+    in the calling process itself gets the scoped :func:`job_threads`, not the process-wide
     :func:`single_thread`."""
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), using(options):
         for message, category, module in reversed(ignored):  # filterwarnings prepends: keep the caller's order
             warnings.filterwarnings("ignore", message, category, module)
-        return _indexed_job(fn, index, item, caller, options)
-
-
-def _indexed_job(fn: Callable, index: int, item: Any, caller: int | None,
-                 options: RunOptions | None) -> tuple[int, Any]:
-    with using(options if options is not None else RunOptions()):
         if caller is not None:
             if os.getpid() == caller:
                 with job_threads():
@@ -673,8 +670,9 @@ def _indexed_job(fn: Callable, index: int, item: Any, caller: int | None,
         return index, _call_single_threaded(fn, item)
 
 
-def _pair(fn: Callable, index: int, item: Any, options: RunOptions | None = None) -> tuple[int, Any]:
-    with using(options if options is not None else RunOptions()):
+def _pair(fn: Callable, index: int, item: Any, options: RunOptions) -> tuple[int, Any]:
+    """One job of the threading backend: ``(index, fn(item))`` under ``options``."""
+    with using(options):
         return index, fn(item)
 
 

@@ -784,10 +784,12 @@ def _name_bundled_credit(rows: list[dict], chosen: pd.DataFrame) -> None:
     if n_train.empty:
         return
     with_k = bundled_credit(int(n_train.iloc[0]), int(k.iloc[0]) if len(k) else None)
+    if not with_k:  # Credit's full data: the paper's
+        return
     real = bundled_credit(int(n_train.iloc[0]))
     for r in rows:
         kind, dataset = metric_of(r["table"], r["row"], r["column"])
-        if dataset != "credit" or not with_k:
+        if dataset != "credit":
             continue
         r["data"] = real if kind.startswith("setting_a") or r["table"] == "table7" else with_k
         if r["data"] not in str(r.get("runs", "")):
@@ -902,19 +904,17 @@ def derive(ours: pd.DataFrame) -> pd.DataFrame:
     val = {k: v for k, v in zip(zip(ours["table"], ours["row"], ours["column"]), ours["ours"]) if pd.notna(v)}
     keys = list(zip(ours["table"], ours["row"], ours["column"]))
     runs = dict(zip(keys, ours["runs"]))
-    archives = dict(zip(keys, ours["archive"] if "archive" in ours else [np.nan] * len(keys)))
-    data = dict(zip(keys, ours["data"] if "data" in ours else [np.nan] * len(keys)))
-    spread = dict(zip(keys, zip(ours.get("interval_lo", pd.Series(np.nan, index=ours.index)),
-                                ours.get("interval_hi", pd.Series(np.nan, index=ours.index)))))
+    copied = ("interval_lo", "interval_hi", "archive", "data")  # what a copy takes from the row it copies
+    columns = [ours.get(c, pd.Series(np.nan, index=ours.index)) for c in copied]
+    source = {k: dict(zip(copied, v)) for k, v in zip(keys, zip(*columns))}
     extra: list[dict] = []
 
     def put(table, row, column, value, how, same_as=None):
-        """Add a derived row; ``same_as``: the key of the row it copies (its spread comes along)."""
+        """Add a derived row; ``same_as``: the key of the row it copies (its spread, archive and data
+        come along)."""
         if (table, row, column) not in have and value is not None and not pd.isna(value):
-            lo, hi = spread.get(same_as, (np.nan, np.nan))
             extra.append({"table": table, "row": row, "column": column, "ours": float(value), "runs": how,
-                          "interval_lo": lo, "interval_hi": hi, "archive": archives.get(same_as, np.nan),
-                          "data": data.get(same_as, np.nan)})
+                          **source.get(same_as, dict.fromkeys(copied, np.nan))})
             val[(table, row, column)] = float(value)
 
     for ds in R.DATASETS:

@@ -135,8 +135,9 @@ def test_charge_replicas_worst_case_and_bad_votes():
     charge_replicas(many, np.zeros((3, 10), dtype=int), np.array([True, False, True]), worst_case=True)
     assert [a.num_queries for a in many] == [10, 0, 10]
     assert np.array_equal(many[0].alpha, 10 * many[0].worst_case_increment)
-    with pytest.raises(ValueError, match=r"vote counts must lie in \[0, 6\]"):
+    with pytest.raises(ValueError, match=r"must lie in \[0, num_teachers=6\]"):  # the error of one charge
         charge_replicas(many, np.full((3, 2), 7), np.ones(3, dtype=bool), worst_case=False)
+    assert [a.num_queries for a in many] == [10, 0, 10]  # checked before anything is charged
 
 
 def test_an_accountant_pickled_before_the_ledger_loads():

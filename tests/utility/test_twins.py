@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pategan_audit import archive, runner
+from pategan_audit import archive
 from pategan_audit import utility as U
 from pategan_audit.utility import twins
 from pategan_audit.utility import run as R
@@ -15,14 +15,9 @@ from pategan_audit.utility.cells import UtilityCell
 PANEL = ("LogisticRegression", "DecisionTree")
 
 
-def _use_cache(monkeypatch, folder) -> None:
-    """This test's result cache: the run options an entry point would activate, restored after."""
-    monkeypatch.setattr(runner, "_PROCESS", [runner.RunOptions(cache_dir=str(folder))])
-
-
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    _use_cache(monkeypatch, tmp_path / "cache")
+def cache(tmp_path, monkeypatch, use_cache):
+    use_cache(tmp_path / "cache")
     return tmp_path / "cache"
 
 
@@ -107,14 +102,14 @@ def test_from_twin_refuses_what_it_cannot_vouch_for(cache):
         twins.from_twin(_cell(epsilon=10.0), five.assign(iterations=1))
 
 
-def test_an_archive_copies_a_twin_an_earlier_session_archived(tmp_path, cache, monkeypatch):
+def test_an_archive_copies_a_twin_an_earlier_session_archived(tmp_path, cache, monkeypatch, use_cache):
     """The twin is in the archive's records, not in this work tree's cache (a new session)."""
     cells = [_cell(epsilon=5.0), _cell(epsilon=10.0), _cell("turing", 10.0)]
     run = archive._utility_cells(lambda profile_name: cells, "twins")
     done, _ = run("smoke", 1, None, done=None, only=["borealis"])  # ε = 5 trains; ε = 10 from the cache
     assert done.groupby("cell")["same_as_epsilon"].first().notna().sum() == 1
     first = done[done["epsilon"] == 5.0]
-    _use_cache(monkeypatch, tmp_path / "fresh")
+    use_cache(tmp_path / "fresh")
     sent = []
     real = U.iter_cells
     monkeypatch.setattr(U, "iter_cells", lambda todo, *a, **k: sent.append(list(todo)) or real(todo, *a, **k))

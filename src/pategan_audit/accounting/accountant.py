@@ -25,7 +25,7 @@ from .formulas import (
     epsilon_from_moments,
     moment_increments,
 )
-from .ledger import Ledger, LedgerReadout, check_queries
+from .ledger import Ledger, LedgerReadout, check_delta, check_event, check_queries
 
 __all__ = ["MomentsAccountant", "charge_replicas"]
 
@@ -74,9 +74,7 @@ class MomentsAccountant(LedgerReadout):
         self.lam = _check_lam(lam)
         self.num_moments = _check_positive_int(num_moments, "num_moments", "100")
         self.num_teachers = _check_positive_int(num_teachers, "num_teachers", "5")
-        if not isinstance(delta, (int, float, np.integer, np.floating)) or not (0.0 < float(delta) < 1.0):
-            raise ValueError(f"delta must lie in (0, 1), got {delta!r}; pass e.g. delta=1e-5 (ideally < 1/N)")
-        self.delta = float(delta)
+        self.delta = check_delta(delta)
         self.warn_at_edge = bool(warn_at_edge)
         self.ledger = Ledger(np.zeros(self.num_moments, dtype=np.float64),
                              vote_counts=np.zeros(self.num_teachers + 1, dtype=np.int64))
@@ -99,9 +97,7 @@ class MomentsAccountant(LedgerReadout):
         (up to float rounding): a query's increment depends only on its vote count, so the
         [k+1, L] table of increments is computed once and each batch costs one vote histogram.
         """
-        if (votes is None) == (queries is None):
-            raise ValueError("charge takes either votes (the n1 of each query) or queries (a number charged the "
-                             f"worst case), exactly one of them; got votes={votes!r}, queries={queries!r}")
+        check_event(votes, queries)
         if queries is not None:
             n = check_queries(queries)
             self.ledger.record(self.ledger.alpha + n * self.worst_case_increment, queries=n, worst_case=True)
@@ -180,8 +176,7 @@ def charge_replicas(accountants: Sequence[MomentsAccountant], votes: np.ndarray,
         return
     acc0 = accountants[0]
     k = acc0.num_teachers
-    if votes.size and (votes.min() < 0 or votes.max() > k):
-        raise ValueError(f"vote counts must lie in [0, {k}]")
+    _check_votes(votes.reshape(-1), k)  # the same rule, and error, as one charge
     R = len(accountants)
     counts = np.zeros((R, k + 1), dtype=np.float64)
     np.add.at(counts, (np.repeat(np.arange(R), n), votes.reshape(-1)), 1.0)

@@ -43,6 +43,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, logsumexp, ndtri_exp
 
+from .ledger import check_delta
+
 __all__ = [
     "DEFAULT_ORDERS",
     "GNMaxPrivacyRelease",
@@ -86,12 +88,6 @@ def _check_positive(value, name: str, example: str) -> float:
 
 def _check_sigma(sigma, name: str = "sigma") -> float:
     return _check_positive(sigma, name, "40.0")
-
-
-def _check_delta(delta) -> float:
-    if not _is_number(delta) or not (0.0 < float(delta) < 1.0):
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}; pass e.g. delta=1e-5 (ideally < 1/N)")
-    return float(delta)
 
 
 def _check_orders(orders) -> np.ndarray:
@@ -273,7 +269,7 @@ def epsilon_from_rdp(rdp, *, orders, delta: float) -> tuple[float, float]:
     rdp: [L], the composed RDP at each order (``inf`` allowed, NaN not).
     """
     lam = _check_orders(orders)
-    delta = _check_delta(delta)
+    delta = check_delta(delta)
     curve = np.asarray(rdp, dtype=np.float64).reshape(-1) if np.ndim(rdp) else np.full(1, float(rdp))
     if curve.shape != lam.shape:
         raise ValueError(f"rdp must have one value per order: got {curve.size} values for {lam.size} orders")
@@ -294,7 +290,7 @@ def max_queries_within_budget(per_query_rdp, *, orders, epsilon: float, delta: f
     """
     lam = _check_orders(orders)
     epsilon = _check_positive(epsilon, "epsilon", "1.0")
-    delta = _check_delta(delta)
+    delta = check_delta(delta)
     cost = np.asarray(per_query_rdp, dtype=np.float64).reshape(-1)
     if cost.shape != lam.shape:
         raise ValueError(f"per_query_rdp must have one value per order: got {cost.size} values for {lam.size} orders")
@@ -611,7 +607,7 @@ def release_gnmax_epsilon(
     v = _check_votes(votes, allow_empty=False)
     sigma = _check_sigma(sigma)
     order = _check_order(order)
-    delta = _check_delta(delta)
+    delta = check_delta(delta)
     sigma_s = _check_sigma(sigma_s, "sigma_s")
     rng = _check_rng(rng)
     if not _is_number(extra_rdp) or not math.isfinite(float(extra_rdp)) or float(extra_rdp) < 0:

@@ -19,7 +19,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Accountant", "Ledger", "LedgerReadout", "check_queries"]
+__all__ = ["Accountant", "Ledger", "LedgerReadout", "check_delta", "check_event", "check_queries"]
 
 
 @dataclass(repr=False)
@@ -65,6 +65,21 @@ def check_queries(queries) -> int:
     if isinstance(queries, (bool, np.bool_)) or not isinstance(queries, (int, np.integer)) or queries < 0:
         raise ValueError(f"queries must be a non-negative integer (the number of queries charged), got {queries!r}")
     return int(queries)
+
+
+def check_event(votes, queries) -> None:
+    """The one rule of :meth:`Accountant.charge`: an event is ``votes`` or ``queries``, exactly one."""
+    if (votes is None) == (queries is None):
+        raise ValueError("charge takes either votes (the n1 of each query) or queries (a number of queries), exactly "
+                         f"one of them; got votes={votes!r}, queries={queries!r}")
+
+
+def check_delta(delta) -> float:
+    """The δ at which an accountant reads ε̂: a number in (0, 1) (a clear error otherwise)."""
+    if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, (int, float, np.integer, np.floating)) \
+            or not (0.0 < float(delta) < 1.0):
+        raise ValueError(f"delta must lie in (0, 1), got {delta!r}; pass e.g. delta=1e-5 (ideally < 1/N)")
+    return float(delta)
 
 
 class LedgerReadout:

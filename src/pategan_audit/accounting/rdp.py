@@ -14,7 +14,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .gnmax import DEFAULT_ORDERS, epsilon_from_rdp, gnmax_data_dependent_rdp, gnmax_rdp, threshold_rdp
-from .ledger import Ledger, LedgerReadout, check_queries
+from .ledger import Ledger, LedgerReadout, check_delta, check_event, check_queries
 
 __all__ = ["RdpAccountant", "per_query_rdp", "noise_for_budget", "binary_histograms", "data_dependent_epsilon"]
 
@@ -37,9 +37,7 @@ class RdpAccountant(LedgerReadout):
         if self.per_query.shape != self.orders.shape:
             raise ValueError(f"per_query must hold one RDP value per order ({self.orders.shape}), got shape "
                              f"{self.per_query.shape}; build it with per_query_rdp(sigma_threshold, sigma_vote, orders)")
-        if not isinstance(delta, (int, float, np.integer, np.floating)) or not (0.0 < float(delta) < 1.0):
-            raise ValueError(f"delta must lie in (0, 1), got {delta!r}; pass e.g. delta=1e-5 (ideally < 1/N)")
-        self.delta = float(delta)
+        self.delta = check_delta(delta)
         self.ledger = Ledger(np.zeros_like(self.orders))
 
     @property
@@ -64,9 +62,7 @@ class RdpAccountant(LedgerReadout):
     def charge(self, votes=None, *, queries: int | None = None) -> None:
         """Charge ``queries`` queries, or one query per entry of ``votes`` (answered or not: the
         charge does not depend on the votes), each ``per_query``."""
-        if (votes is None) == (queries is None):
-            raise ValueError("charge takes either votes (one per query) or queries (a number), exactly one of them; "
-                             f"got votes={votes!r}, queries={queries!r}")
+        check_event(votes, queries)
         n = int(np.size(votes)) if queries is None else check_queries(queries)
         self.ledger.record(self.ledger.alpha + n * self.per_query, queries=n, worst_case=True)
 

@@ -22,7 +22,7 @@ aggregator. :func:`audit_confident_gnmax` reports
   and its exact value;
 * the exact Rényi divergence of the pair (both directions) at a few orders beside what the
   preset's accountant charges per query, ``λ/(2σ₁²) + λ/σ₂²`` (the threshold check plus GNMax,
-  data-independent, :func:`~pategan_audit.implementations.gnmax.per_query_rdp`), and the exact
+  data-independent, :func:`~pategan_audit.accounting.rdp.per_query_rdp`), and the exact
   worst case over every pair of this k (:func:`~pategan_audit.implementations.gnmax.exact_query_rdp`);
 * ``sound``: the charge covers the exact worst case at every order of the accountant's grid
   (up to 256) and the implementation matches the analysis.

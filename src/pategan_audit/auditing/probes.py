@@ -151,11 +151,12 @@ def _probe_accountant(fit: Callable, name: str) -> ProbeResult:
     record = model.trace.extra.get("charged")
     charged_votes = votes[np.asarray(record[0], dtype=bool)] if record else votes  # synthcity skips some batches (O4)
     worst = bool(getattr(model, "_charges_worst_case", lambda: False)())  # charged data-independently
-    replay = acc.fresh()  # the formula, λ, L, δ and k of the model's accountant, nothing charged
-    replayed = np.zeros(L)
-    if len(charged_votes):
-        replayed = replayed + (len(charged_votes) * replay.worst_case_increment if worst
-                               else np.sum([_increment(replay, v) for v in charged_votes], axis=0))
+    if not len(charged_votes):
+        replayed = np.zeros(L)
+    elif worst:
+        replayed = len(charged_votes) * acc.worst_case_increment
+    else:
+        replayed = np.sum([_increment(acc, v) for v in charged_votes], axis=0)
     replay_gap = float(np.nanmax(np.abs(replayed - model.trace.alpha[0]) / np.maximum(np.abs(model.trace.alpha[0]), 1e-300)))
     n1 = np.arange(grid_k + 1)
     above, below = 0.0, 0.0

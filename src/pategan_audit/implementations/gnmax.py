@@ -45,8 +45,9 @@ are then empty and vote on fakes only). The number of queries is whatever (ε, �
 time, which fixes the number of iterations before training. Because those labels are reused, the
 generator's ``generator_steps`` steps in total (each after ``student_iters`` student steps on the
 replay buffer) are spread over the iterations. Passing ``planned_queries`` instead fixes the
-number of queries and derives σ from the budget (:func:`noise_for_budget`); ``sigma_threshold``
-and ``sigma_vote`` fix the noise outright. The threshold is ``0.6 · k``.
+number of queries and derives σ from the budget
+(:func:`~pategan_audit.accounting.rdp.noise_for_budget`); ``sigma_threshold`` and ``sigma_vote``
+fix the noise outright. The threshold is ``0.6 · k``.
 
 **Data-dependent analysis** (``analysis="data_dependent"``; the default, ``"data_independent"``,
 is everything above; implementation notes §gnmax.data-dependent). PATE 2018's own analysis (§4.1, Thm 6, App. B/C): an answered query of
@@ -102,7 +103,7 @@ from ..accounting.gnmax import (
     release_gnmax_epsilon,
     threshold_rdp,
 )
-# the RDP accountant and its helpers live in accounting.rdp; re-exported here, where this module's API lists them
+# the RDP accountant and its helpers live in accounting.rdp (and are its API, not this module's)
 from ..accounting.rdp import RdpAccountant, binary_histograms, data_dependent_epsilon, noise_for_budget, per_query_rdp
 from .corrected import Corrected, CorrectedConfig
 
@@ -263,7 +264,8 @@ def exact_query_rdp(num_teachers: int, *, threshold: float, sigma_threshold: flo
     """The exact Rényi divergence of one Confident-GNMax query on two classes, worst case over
     every vote count and its neighbour (one teacher changing its vote), both directions, at
     each order: the output is ⊥, 0 or 1 with Gaussian-CDF probabilities (PATE 2018 §4.1). A
-    mechanism-level check of the accountant: :func:`per_query_rdp` must be at least this."""
+    mechanism-level check of the accountant: :func:`~pategan_audit.accounting.rdp.per_query_rdp`
+    must be at least this."""
     k = int(num_teachers)
     orders = np.asarray(orders, dtype=np.float64)
 

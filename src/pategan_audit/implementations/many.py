@@ -76,18 +76,15 @@ def resolve_device(device: str | torch.device | None = None) -> torch.device:
 
     An unknown name or an accelerator this machine lacks is an error that names the fix, never a
     silent fall-back to the CPU."""
-    from ..runner import current_options
+    from ..runner import ENV, _check_device, current_options
 
     source = "device"
     if device is None:
         device, source = current_options().device or "cpu", "RunOptions.device"
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError) as err:
-        raise ValueError(f"{source}={device!r} is not a torch device; use e.g. 'cpu' or 'cuda'") from err
+    dev = _check_device(device, source)
     if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"{source}={device!r} asks for CUDA, which this machine's torch cannot use; "
-                         "use 'cpu' (or unset $PATEGAN_AUDIT_DEVICE at the entry point)")
+        unset = "" if source == "device" else f" (or unset ${ENV['device']} at the entry point)"
+        raise ValueError(f"{source}={device!r} asks for CUDA, which this machine's torch cannot use; use 'cpu'{unset}")
     return dev
 
 

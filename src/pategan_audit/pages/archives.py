@@ -55,6 +55,7 @@ _HEADERS = {"archive": "archive", "feeds": "the paper's tables and figures", "pr
             "regenerate": "regenerate"}
 NOT_COMPUTED = "not computed"
 
+
 def regenerate_command(name: str, profile: str | None = None) -> str:
     """The command that computes archive ``name`` (resuming where it is partial); ``--profile`` only
     where ``profile`` is not the archive's default."""
@@ -239,11 +240,7 @@ def archive_table(directory: str | os.PathLike | None = None, *, names: Sequence
 
 def _cell(text: str, column: str) -> str:
     text = str(text).replace("|", "\\|").replace("\n", " ")
-    if column == "archive":
-        return f"`{text}`"
-    if column == "regenerate":
-        return f"`{text}`"
-    return text
+    return f"`{text}`" if column in ("archive", "regenerate") else text
 
 
 def table_markdown(table: pd.DataFrame) -> str:

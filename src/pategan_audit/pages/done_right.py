@@ -48,7 +48,7 @@ def utility_table(directory=None) -> pd.DataFrame | None:
     from .. import reference
     from ..archive import read_archive
     from ..utility import best_of_n
-    from ..utility.protocols import RUNS_COLUMN, table4_records
+    from ..utility.protocols import ARCHIVE_COLUMN, RUNS_COLUMN, table4_records
 
     ours = read_archive("utility_gnmax_large", directory=directory)
     if ours is None:
@@ -57,7 +57,7 @@ def utility_table(directory=None) -> pd.DataFrame | None:
     chosen = table4_records(directory).records
     six = chosen[chosen["implementation"].isin(reference.IMPLEMENTATIONS)] if len(chosen) else chosen
     if len(six):
-        frames.append(best_of_n(six.drop(columns=[RUNS_COLUMN, "archive"])))
+        frames.append(best_of_n(six.drop(columns=[RUNS_COLUMN, ARCHIVE_COLUMN])))
     best = pd.concat(frames, ignore_index=True)
     table = best.pivot_table(index="dataset", columns="implementation", values="auroc", aggfunc="first")
     paper = reference.table4().pivot_table(index="row", columns="column", values="value", aggfunc="first")

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .. import archive as _archive
-from ..archive import ARCHIVE_ADABOOST, TABLES_ADABOOST, UTILITY_TABLE_ARCHIVES
+from ..archive import ARCHIVE_ADABOOST, TABLE4_ARCHIVES, TABLES_ADABOOST
 from .cells import PAPER_TRAIN_SIZES, teacher_count, teacher_ratio
 
-__all__ = ["ARCHIVES", "Protocol", "protocol_of", "choose", "Chosen", "table4_records", "bundled_credit"]
+__all__ = ["ARCHIVES", "Protocol", "protocol_of", "choose", "Chosen", "chosen_from", "table4_records", "bundled_credit"]
 
 #: the archives holding Table 4's ε = 1 cells and Setting A, oldest first (a later one wins a tie)
-ARCHIVES = (*UTILITY_TABLE_ARCHIVES, "utility_best25_large")
+ARCHIVES = TABLE4_ARCHIVES
 #: the column a chosen record carries naming its archive, and the one with its protocol in words
 ARCHIVE_COLUMN, RUNS_COLUMN = "archive", "runs"
 
@@ -140,8 +140,13 @@ class Chosen:
         return [a for a in self.archives if a.name in names]
 
 
+def chosen_from(archives) -> Chosen:
+    """:func:`choose` over ``archives`` (:class:`pategan_audit.archive.Archive` objects, oldest first)."""
+    archives = tuple(archives)
+    return Chosen(choose({a.name: a.records for a in archives}), archives)
+
+
 def table4_records(directory=None) -> Chosen:
-    """:func:`choose` over the :data:`ARCHIVES` present under ``directory`` (default
+    """:func:`chosen_from` the :data:`ARCHIVES` present under ``directory`` (default
     :func:`pategan_audit.archive.archive_dir`)."""
-    present = tuple(a for a in (_archive.read_archive(n, directory=directory) for n in ARCHIVES) if a is not None)
-    return Chosen(choose({a.name: a.records for a in present}), present)
+    return chosen_from(a for a in (_archive.read_archive(n, directory=directory) for n in ARCHIVES) if a is not None)

@@ -551,7 +551,8 @@ def iter_cells(
     unique = list(dict.fromkeys(cells))
     for c in unique:
         if not isinstance(c, (UtilityCell, SettingACell)):
-            raise ValueError(f"run_cells takes UtilityCell/SettingACell objects, got {type(c).__name__}")
+            raise ValueError(f"cells must be UtilityCell or SettingACell objects, got {type(c).__name__}; build them "
+                             "with UtilityCell(...) / SettingACell(...) or a profile's main_cells(profile), ...")
     with runner.using(options):  # the cache keys of these options (training threads, flushing)
         found = [(c, None if refresh else _cached_or_none(c, cache_dir)) for c in unique]
     todo = []

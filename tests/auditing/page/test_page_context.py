@@ -11,7 +11,7 @@ from .conftest import make_page
 
 def test_start_page_reads_the_parameters(page):
     assert page.profile.name == "smoke" and page.backend is None and page.n_jobs == 2
-    kwargs = page.settings_kwargs
+    kwargs = page.run_kwargs
     assert set(kwargs) == {"seed", "options"} and kwargs["seed"] == 0
     assert (kwargs["options"].n_jobs, kwargs["options"].backend, kwargs["options"].progress) == (2, None, False)
     assert page.ceiling_cp < page.ceiling_bayes

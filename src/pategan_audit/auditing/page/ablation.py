@@ -73,7 +73,7 @@ def ablation(page: AuditPage) -> list[Block]:
     attacks = [a for a in prof.ablation_attacks if a in page.attacks]
     page.ablation_settings = ablation_settings(prof, implementations=impls, attacks=attacks, epsilon=page.eps,
                                                target=page.target)
-    page.ablation = records = run_settings(page.ablation_settings, prof, **page.settings_kwargs)
+    page.ablation = records = run_settings(page.ablation_settings, prof, **page.run_kwargs)
     page.time("ablation", t0)
     page.ablation_cp = ablation_table(records, method="clopper_pearson", channel_records=page.records)
     view = ablation_view(page.ablation_cp, ablation_table(records, method="bayesian", channel_records=page.records))

@@ -18,7 +18,6 @@ from ..featurisers import QueryFeaturiser, RowCountFeaturiser
 from ..profiles import AUDIT_PROFILES
 from ..settings import attack_data
 from ...pages.blocks import Block, SaveTable, ShowTable, Text
-from ...runner import RunOptions
 from .context import AuditPage
 
 __all__ = ["UNIFORM_COLUMNS", "uniform_at_paper_scale", "uniform_note", "calibration"]
@@ -41,8 +40,7 @@ def uniform_at_paper_scale(seed: int) -> pd.DataFrame:
         for attacker, featurise in ATTACKERS.items()
         for channel, n_rows in (("paper", "train_size"), ("fixed_size", len(q_in)))
         for rec in audit_generator(IgnoreFactory(), q_out, q_in, profile=paper_cp, featurise=featurise,
-                                   n_synth_rows=n_rows, seed=seed, options=RunOptions.defaulted(None, n_jobs=1),
-                                   cache_namespace=None)
+                                   n_synth_rows=n_rows, seed=seed, cache_namespace=None)  # one in-process worker
     ])[UNIFORM_COLUMNS]
 
 

@@ -81,13 +81,9 @@ class AuditPage(SectionPage):
 
     @property
     def run_kwargs(self) -> dict:
-        """How the calibration and target selection run (seed; workers and backend as run options)."""
+        """How the page's audits run (calibration, target selection, the audited settings): the
+        seed, and the workers and backend as run options (no progress bars, which would clutter the page)."""
         return dict(seed=self.seed, options=RunOptions.defaulted(None, n_jobs=int(self.n_jobs), backend=self.backend))
-
-    @property
-    def settings_kwargs(self) -> dict:
-        """How the audited settings run (as :attr:`run_kwargs`, without progress bars)."""
-        return self.run_kwargs  # progress bars are off by default
 
     def caption(self, text: str, runs: str | None = None) -> str:
         return self.section.caption(text, self.runs if runs is None else runs)

@@ -30,7 +30,7 @@ def run_audit(page: AuditPage) -> pd.DataFrame:
     t0 = time.perf_counter()
     settings = make_settings(page.profile, attacks=page.attacks, implementations=page.implementations, channels=CHANNELS,
                              epsilon=page.eps, target=page.target)
-    page.records = run_settings(settings, page.profile, **page.settings_kwargs)
+    page.records = run_settings(settings, page.profile, **page.run_kwargs)
     page.time("main audit (3 channels)", t0)
     return page.records
 

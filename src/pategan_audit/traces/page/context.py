@@ -46,16 +46,17 @@ def run_page(section: Any, *, n_jobs: int | None = None, loss_definition: str = 
              dask_scheduler: str = "") -> TracesPage:
     """Compute (or read from the cache) the traces of ``section``'s profile, ε and seed.
     ``dask_scheduler``: address of a running Dask scheduler, empty for local joblib workers."""
+    client = None
     if dask_scheduler:
         from distributed import Client
 
         client = Client(dask_scheduler)  # joblib's "dask" backend uses the default client
+    try:
         results = compute_traces(section.profile, epsilon=section.eps, seed=section.seed,
-                                 options=RunOptions.defaulted(None, n_jobs=n_jobs, backend="dask"))
-        client.close()
-    else:
-        results = compute_traces(section.profile, epsilon=section.eps, seed=section.seed,
-                                 options=RunOptions.defaulted(None, n_jobs=n_jobs))
+                                 options=RunOptions.defaulted(None, n_jobs=n_jobs, backend="dask" if client else None))
+    finally:
+        if client is not None:
+            client.close()
     return TracesPage(section=section, profile=get_profile(section.profile), results=results,
                       loss_definition=loss_definition)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import reference
-from ..protocols import ARCHIVE_COLUMN, ARCHIVES as PROTOCOL_ARCHIVES, RUNS_COLUMN, Chosen, choose, table4_records
+from ..protocols import ARCHIVE_COLUMN, RUNS_COLUMN, chosen_from, table4_records
 from ...plotting.utility import plot_profile_comparison
 from ..aggregate import setting_a_scores
 from ..tables import dataset_by_implementation, side_by_side
@@ -17,18 +17,11 @@ from . import table4 as table4_page
 from ...pages.blocks import Block, Figure, Text, table
 from .context import UtilityPage
 
-__all__ = ["ARCHIVE", "ARCHIVES", "read_archives", "table4", "protocol_table", "training", "setting_a",
-           "large_profile"]
+__all__ = ["ARCHIVE", "table4", "protocol_table", "training", "setting_a", "large_profile"]
 
+#: the archive without which the page has no large profile (the oldest of
+#: :data:`pategan_audit.utility.protocols.ARCHIVES`, holding Cervical, Epileptic and Setting A)
 ARCHIVE = "utility_large"
-#: the archives of Table 4 at ε = 1, oldest first (each may be partial; a cell is read from the one
-#: that ran it at the largest protocol)
-ARCHIVES = PROTOCOL_ARCHIVES
-
-
-def read_archives(directory=None) -> list:
-    """The :data:`ARCHIVES` present (``utility_large`` first), as :class:`pategan_audit.archive.Archive`."""
-    return list(table4_records(directory).archives)
 
 
 def protocol_table(records: pd.DataFrame) -> pd.DataFrame:
@@ -81,12 +74,11 @@ def setting_a(records: pd.DataFrame, *, profile: str) -> pd.DataFrame | None:
 def large_profile(page: UtilityPage, archive=None) -> list[Block]:
     """The archived runs' Table 4 beside the paper's, one bar chart per dataset (paper / archive /
     this page), how their trainings ran and their Setting A. ``archive``: an
-    :class:`pategan_audit.archive.Archive` or a list of them (default: :func:`read_archives`)."""
+    :class:`pategan_audit.archive.Archive` or a list of them (default: those of :func:`pategan_audit.utility.protocols.table4_records`)."""
     if archive is None:
         chosen = table4_records()
     else:
-        given = tuple(archive) if isinstance(archive, (list, tuple)) else (archive,)
-        chosen = Chosen(choose({a.name: a.records for a in given}), given)
+        chosen = chosen_from(archive if isinstance(archive, (list, tuple)) else (archive,))
     archives = list(chosen.archives)
     if not archives or archives[0].name != ARCHIVE:
         return [Text(f"*The `{ARCHIVE}` archive is missing: run `python -m pategan_audit.archive {ARCHIVE}`.*")]

@@ -4,7 +4,7 @@
 No training: each function reads the committed audit archives (``results/archive/audit_*_large``)
 and lines up, for one preset and attack, the paper's value, ours in every channel of the game
 (paper, equal output sizes, bounds fixed in advance), the calibration generators of the same game
-and the test-split confusion counts behind each bound. ``pategan_audit.scorecard.DIAGNOSES`` cites
+and the test-split confusion counts behind each bound. ``pategan_audit.pages.scorecard.DIAGNOSES`` cites
 them.
 
     .venv/bin/python benchmarks/figure5_differences.py

@@ -3,7 +3,7 @@ Tables 4-12, Figures 1 and 6-9; implementation notes §utility.table4-difference
 
 Each function tests one hypothesis about a cell of the committed archives (``results/archive/``:
 ``utility_large``, ``utility_tables_large``, ``utility_sweep_large``, ``utility_variants_large``)
-and returns a small table. The causes that cite them are data: ``src/pategan_audit/diagnoses.toml``
+and returns a small table. The causes that cite them are data: ``src/pategan_audit/pages/diagnoses.toml``
 names, per cause, the experiment call, the committed output under ``results/experiments/`` and
 the rule that reads each quoted number from it (``tests/test_diagnoses_evidence.py`` recomputes
 every one).
@@ -370,7 +370,7 @@ def credit_setting_a_splits(*, split_seeds: tuple[int, ...] = (13, 1, 2, 3, 4, 5
     on the full data) lies inside the spread over which frauds land in the test split and over
     random states. Every split of ``split_seeds`` is fitted at ``states[0]``, the first split (13,
     the archive's: the loader's split of the rows in file order) at every state of ``states``. ``out``: one row per (split, state, classifier)
-    (CSV, atomic), which :mod:`pategan_audit.diagnoses` summarises."""
+    (CSV, atomic), which :mod:`pategan_audit.pages.diagnoses` summarises."""
     from sklearn.model_selection import train_test_split
 
     from pategan_audit import reference as R
@@ -449,7 +449,7 @@ def original_epileptic_long(*, n_models: int = 1, n_tables: int = 2, max_iter: i
     """original on Epileptic at the paper's 10,000 iterations (the archive: 2,000): does the per-table
     mean reach the records' 0.6261 (Fig. 8 at ε = 1)? :func:`best_of_n_at_cap`, per classifier;
     ``out``: each classifier's best over these tables beside the archive's best of 4 at 2,000
-    iterations (CSV, atomic; :mod:`pategan_audit.scorecard` reads it)."""
+    iterations (CSV, atomic; :mod:`pategan_audit.pages.scorecard` reads it)."""
     frame = best_of_n_at_cap("original", n_models=n_models, n_tables=n_tables, max_iter=max_iter, seed=seed,
                              per_classifier=True)
     if out:
@@ -588,7 +588,7 @@ def sweep_draw_again(*, dataset: str = "credit", implementation: str = "smartnoi
 
     from pategan_audit import reference as R
     from pategan_audit.archive import sweep_cells
-    from pategan_audit.scorecard import SWEEP_FIGURES
+    from pategan_audit.pages.scorecard import SWEEP_FIGURES
     from pategan_audit.utility.aggregate import best_of_n
     from pategan_audit.utility.run import run_cell
 
@@ -656,7 +656,7 @@ def sweep_mean_vs_records(*, out: str | None = "results/experiments/sweep_mean_v
     cells (``tests/test_table4_differences.py`` checks the committed file against the archive)."""
     from pategan_audit import reference as R
     from pategan_audit.archive import read_archive
-    from pategan_audit.scorecard import SWEEP_FIGURES
+    from pategan_audit.pages.scorecard import SWEEP_FIGURES
     from pategan_audit.utility.aggregate import best_of_n, mean_se
 
     dataset = "epileptic_seizure"
@@ -936,7 +936,7 @@ def write_output(name: str, table: pd.DataFrame, *, kwargs: dict, wall_seconds: 
     """Write one experiment's table to ``<out_dir>/<name>.csv`` and its provenance to
     ``<name>.meta.json`` (code commit and whether the package source differed from it, the call,
     seeds, compute, library versions), both atomically. The diagnoses
-    (``src/pategan_audit/diagnoses.toml``) read their quoted numbers from the CSV."""
+    (``src/pategan_audit/pages/diagnoses.toml``) read their quoted numbers from the CSV."""
     import platform
 
     import sklearn

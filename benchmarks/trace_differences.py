@@ -3,7 +3,7 @@
 
 No training: each function evaluates the accountant formulas
 (:func:`pategan_audit.accounting.formulas.moment_increments`) and reads the committed
-``traces_paper`` archive. ``pategan_audit.scorecard.DIAGNOSES`` cites them.
+``traces_paper`` archive. ``pategan_audit.pages.scorecard.DIAGNOSES`` cites them.
 
     .venv/bin/python benchmarks/trace_differences.py
 

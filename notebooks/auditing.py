@@ -55,8 +55,8 @@ dask_scheduler: str = ""  # address of a running Dask scheduler, e.g. tcp://10.0
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
 # Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
 # the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
-from pategan_audit.display import parameters_table, setup_page
-from pategan_audit.params import validate_notebook_parameters
+from pategan_audit.pages.display import parameters_table, setup_page
+from pategan_audit.pages.params import validate_notebook_parameters
 from pategan_audit.runner import RunOptions, activate
 
 validate_notebook_parameters(globals(), section="auditing")
@@ -67,7 +67,7 @@ parameters_table(globals())
 # %% tags=["hide-input"]
 import warnings
 
-from pategan_audit.auditing.page import (
+from pategan_audit.pages.auditing import (
     ablation,
     aggregators,
     archived_runs,
@@ -85,7 +85,7 @@ from pategan_audit.auditing.page import (
     targets,
     verdicts,
 )
-from pategan_audit.report import Section
+from pategan_audit.pages.report import Section
 
 warnings.filterwarnings("ignore", category=UserWarning)
 sec = Section("auditing", profile=profile, eps=eps, seed=seed, results_dir=results_dir)

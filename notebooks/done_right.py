@@ -57,8 +57,8 @@ results_dir: str = "results"  # tables are also written to <results_dir>/done_ri
 
 # %% tags=["remove-input"]
 # Check the parameters, set the page's display options, show the parameters as a table.
-from pategan_audit.display import parameters_table, setup_page
-from pategan_audit.params import validate_notebook_parameters
+from pategan_audit.pages.display import parameters_table, setup_page
+from pategan_audit.pages.params import validate_notebook_parameters
 from pategan_audit.runner import RunOptions, activate
 
 validate_notebook_parameters(globals(), section="done_right")
@@ -71,7 +71,7 @@ from IPython.display import Markdown
 
 from pategan_audit.pages import done_right
 from pategan_audit.pages.blocks import publish
-from pategan_audit.report import Section
+from pategan_audit.pages.report import Section
 
 sec = Section("done_right", profile=profile, eps=eps, seed=seed, results_dir=results_dir)
 plans = sec.table(done_right.plan_table(epsilon=sec.eps), "gnmax_plans")

@@ -36,8 +36,8 @@ num_teachers_compare: int = 5  # k for the per-query accountant comparison
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
 # Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
 # the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
-from pategan_audit.display import parameters_table, setup_page
-from pategan_audit.params import validate_notebook_parameters
+from pategan_audit.pages.display import parameters_table, setup_page
+from pategan_audit.pages.params import validate_notebook_parameters
 from pategan_audit.runner import RunOptions, activate
 
 validate_notebook_parameters(globals(), section="implementations")
@@ -49,7 +49,7 @@ parameters_table(globals())
 from IPython.display import Markdown, display
 
 from pategan_audit.pages import implementations as page
-from pategan_audit.report import Section
+from pategan_audit.pages.report import Section
 from pategan_audit.runner import single_thread
 
 sec = Section("implementations", profile=profile, eps=eps, seed=seed, results_dir=results_dir)

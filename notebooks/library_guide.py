@@ -32,8 +32,8 @@ results_dir: str = "results"  # unused (this page writes nothing)
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
 # Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
 # the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
-from pategan_audit.display import parameters_table, setup_page
-from pategan_audit.params import validate_notebook_parameters
+from pategan_audit.pages.display import parameters_table, setup_page
+from pategan_audit.pages.params import validate_notebook_parameters
 from pategan_audit.runner import RunOptions, activate
 
 validate_notebook_parameters(globals(), section="library_guide")

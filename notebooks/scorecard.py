@@ -55,8 +55,8 @@ results_dir: str = "results"  # where the section notebooks wrote their scorecar
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
 # Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
 # the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
-from pategan_audit.display import parameters_table, setup_page
-from pategan_audit.params import validate_notebook_parameters
+from pategan_audit.pages.display import parameters_table, setup_page
+from pategan_audit.pages.params import validate_notebook_parameters
 from pategan_audit.runner import RunOptions, activate
 
 validate_notebook_parameters(globals(), section="scorecard")
@@ -71,9 +71,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from pategan_audit import scorecard
+from pategan_audit.pages import scorecard
 from pategan_audit.pages import summary
-from pategan_audit.plotting.theme import save_figure
+from pategan_audit.pages.plotting.theme import save_figure
 from pategan_audit.runner import REPO_ROOT, atomic_write_text
 
 root = Path(results_dir) if Path(results_dir).is_absolute() else REPO_ROOT / results_dir
@@ -139,11 +139,11 @@ if not card_large.empty:
 
 # %% tags=["hide-input"]
 try:
-    from pategan_audit import tolerances
+    from pategan_audit.pages import tolerances
 except ImportError:
     tolerances = None
 if tolerances is None or not hasattr(tolerances, "coverage_table"):
-    display(Markdown("*The calibrated tolerances (`pategan_audit.tolerances`) are not available in this build.*"))
+    display(Markdown("*The calibrated tolerances (`pategan_audit.pages.tolerances`) are not available in this build.*"))
 else:
     display(tolerances.coverage_table().set_index("rule").round(3))
     draws = [d for t in ("table4", "table4_auprc") for ds in scorecard.R.table4()["row"].unique()
@@ -229,7 +229,7 @@ card.drop(columns=["profile", "runs", "interval_lo", "interval_hi"]).set_index([
 # %% [markdown]
 # ## Differences diagnosed by experiment
 #
-# One entry per diagnosed cause (`pategan_audit.diagnoses`, read from its data file): the cells,
+# One entry per diagnosed cause (`pategan_audit.pages.diagnoses`, read from its data file): the cells,
 # the status its evidence supports, the experiment (`benchmarks/`) and the committed output under
 # `results/experiments/` that carries the number it quotes. A "preset bug" is a way our preset
 # behaves unlike the harness the authors ran, found by the diagnosis and not fixed yet

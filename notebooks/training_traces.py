@@ -41,8 +41,8 @@ dask_scheduler: str = ""  # address of a running Dask scheduler, e.g. tcp://10.0
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
 # Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
 # the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
-from pategan_audit.display import parameters_table, setup_page
-from pategan_audit.params import validate_notebook_parameters
+from pategan_audit.pages.display import parameters_table, setup_page
+from pategan_audit.pages.params import validate_notebook_parameters
 from pategan_audit.runner import RunOptions, activate
 
 validate_notebook_parameters(globals(), section="training_traces")
@@ -51,8 +51,8 @@ run_options = activate(RunOptions.from_env())  # the PATEGAN_AUDIT_* run variabl
 parameters_table(globals())
 
 # %% tags=["hide-input"]
-from pategan_audit.report import Section
-from pategan_audit.traces.page import losses, moments, run_page, scorecard, seen, settings
+from pategan_audit.pages.report import Section
+from pategan_audit.pages.traces import losses, moments, run_page, scorecard, seen, settings
 
 sec = Section("training_traces", profile=profile, eps=eps, seed=seed, results_dir=results_dir, loss_definition=loss_definition)
 page = run_page(sec, n_jobs=n_jobs, loss_definition=loss_definition, dask_scheduler=dask_scheduler)

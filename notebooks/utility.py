@@ -49,8 +49,8 @@ dask_scheduler: str = ""  # address of a running Dask scheduler, e.g. tcp://10.0
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
 # Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
 # the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
-from pategan_audit.display import parameters_table, setup_page
-from pategan_audit.params import validate_notebook_parameters
+from pategan_audit.pages.display import parameters_table, setup_page
+from pategan_audit.pages.params import validate_notebook_parameters
 from pategan_audit.runner import RunOptions, activate
 
 validate_notebook_parameters(globals(), section="utility")
@@ -63,8 +63,8 @@ import warnings
 
 import pandas as pd
 
-from pategan_audit.report import Section
-from pategan_audit.utility.page import (ablations, large, mnist_large, per_classifier, run_page, setting_a, settings,
+from pategan_audit.pages.report import Section
+from pategan_audit.pages.utility import (ablations, large, mnist_large, per_classifier, run_page, setting_a, settings,
                                         sweeps, table4, variants_large)
 
 warnings.filterwarnings("ignore", category=UserWarning)  # dataset notices are listed below instead

@@ -8,7 +8,7 @@ One table of cases, each with the outcome class it must keep:
   as the paper benchmarked them, e.g. a constant column decoded away from its value);
 * ``valid``: runs or returns without an error.
 
-Entry points: the notebooks' parameter check (:func:`pategan_audit.params.check_parameters`, the
+Entry points: the notebooks' parameter check (:func:`pategan_audit.pages.params.check_parameters`, the
 function every notebook's first cell calls, with each notebook's own declared parameters), the
 library (``datasets.load``, ``implementations.create`` / ``fit`` / ``sample`` / ``fit_many``, the
 utility cells, the audit's game, settings and bounds) and the archive CLI's argument parsing.
@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pategan_audit import params
+from pategan_audit.pages import params
 from pategan_audit.implementations.base import ConstantColumnWarning
-from pategan_audit.params import ParameterError, check_parameters
+from pategan_audit.pages.params import ParameterError, check_parameters
 
 REPO = Path(__file__).resolve().parents[1]
 

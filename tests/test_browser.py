@@ -8,7 +8,7 @@ cell shows an error or traceback, and that every number is readable:
 * no table cell is clipped (its content wider than the cell while overflow is hidden, or an
   ellipsis);
 * table text is at least 12 CSS px (9 pt);
-* every figure is shown large enough that text of :data:`pategan_audit.display.MIN_FONT_PT`
+* every figure is shown large enough that text of :data:`pategan_audit.pages.display.MIN_FONT_PT`
   points (the smallest the plotting theme draws) is at least 9 pt on the page: shown width /
   natural width x the PNG's dpi >= 96;
 * the static checks of ``tests/test_html.py`` (pandas' ``...`` markers, cut cells) pass.
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from pategan_audit.display import MIN_FONT_PT
+from pategan_audit.pages.display import MIN_FONT_PT
 from tests.test_html import find_problems  # the static checks, run on every page here too
 
 REPO = Path(__file__).resolve().parents[1]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pategan_audit import diagnoses
+from pategan_audit.pages import diagnoses
 from pategan_audit.runner import REPO_ROOT
 
 ENTRIES = diagnoses.load_entries()

@@ -1,6 +1,6 @@
 """The book's display settings: untruncated tables, the parameters table, readable figures.
 
-Every plotting function of :mod:`pategan_audit.plotting` is drawn on small data in the book's
+Every plotting function of :mod:`pategan_audit.pages.plotting` is drawn on small data in the book's
 theme, and must keep every text at least ``MIN_FONT_PT`` points and fit the text column
 (``COLUMN_WIDTH_IN`` inches, after the tight bounding box), so that the page shows it at 1:1 or
 larger: then no text is below 9 pt in the HTML (checked in a real browser by test_browser.py).
@@ -17,11 +17,11 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
-from pategan_audit import display  # noqa: E402
-from pategan_audit.plotting import COLUMN_WIDTH_IN, MIN_FONT_PT, readable, set_theme  # noqa: E402
-from pategan_audit.plotting import auditing as aplot  # noqa: E402
-from pategan_audit.plotting import traces as tplot  # noqa: E402
-from pategan_audit.plotting import utility as uplot  # noqa: E402
+from pategan_audit.pages import display  # noqa: E402
+from pategan_audit.pages.plotting import COLUMN_WIDTH_IN, MIN_FONT_PT, readable, set_theme  # noqa: E402
+from pategan_audit.pages.plotting import auditing as aplot  # noqa: E402
+from pategan_audit.pages.plotting import traces as tplot  # noqa: E402
+from pategan_audit.pages.plotting import utility as uplot  # noqa: E402
 
 SEVEN = ["original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected"]
 

@@ -148,7 +148,7 @@ def test_fails_on_a_markdown_table_shown_as_text():
 
 def test_setup_page_shows_everything():
     """With the book's display options, the same frames render complete."""
-    from pategan_audit.display import PANDAS_OPTIONS
+    from pategan_audit.pages.display import PANDAS_OPTIONS
 
     df = _wide_long()
     flat = [x for kv in PANDAS_OPTIONS.items() for x in kv]
@@ -168,7 +168,7 @@ def test_book_css_scrolls_the_output_blocks():
 def test_bookhook_hides_papermills_injected_cell(tmp_path):
     import nbformat
 
-    from pategan_audit.bookhook import hide_injected_parameters
+    from pategan_audit.pages.bookhook import hide_injected_parameters
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("seed: int = 0", metadata={"tags": ["parameters", "remove-cell"]}),

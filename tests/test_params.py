@@ -1,17 +1,17 @@
-"""Notebook parameter validation (pategan_audit.params): unknown names, types, ranges."""
+"""Notebook parameter validation (pategan_audit.pages.params): unknown names, types, ranges."""
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from pategan_audit.params import (
+from pategan_audit.pages.params import (
     ParameterError,
     check_parameters,
     injected_names,
     section_profiles,
     validate_notebook_parameters,
 )
-from pategan_audit.report import coerce_parameters
+from pategan_audit.pages.report import coerce_parameters
 
 REPO = Path(__file__).resolve().parents[1]
 DECLARED = {"profile": str, "eps": float, "seed": int, "n_jobs": int, "results_dir": str}

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pategan_audit import scorecard
+from pategan_audit.pages import scorecard
 from pategan_audit.archive import write_archive
 from pategan_audit.classifiers import CLASSIFIERS, MAJORITY
 from pategan_audit.utility import protocols
@@ -148,7 +148,7 @@ def test_a_diagnosis_measured_against_best_of_4_is_held_to_the_best_of_25_number
 
 
 def test_the_diagnoses_name_only_table4_archives():
-    from pategan_audit import diagnoses as D
+    from pategan_audit.pages import diagnoses as D
 
     assert {d.against for d in D.DIAGNOSES} <= {"", *protocols.ARCHIVES}
     epileptic = [d for d in D.DIAGNOSES if d.key[:2] == ("table4", "epileptic_seizure")]

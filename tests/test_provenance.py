@@ -8,10 +8,11 @@ import subprocess
 import pandas as pd
 import pytest
 
-from pategan_audit import archive, provenance as P
+from pategan_audit import archive, provenance as P, runner
 
-PRESENTATION_EDITS = ("diagnoses.py", "params.py", "display.py", "scorecard.py", "pages/done_right.py",
-                      "utility/page/large.py", "auditing/page/paper_scale.py", "plotting/theme.py")
+PRESENTATION_EDITS = ("pages/diagnoses.py", "pages/params.py", "pages/display.py", "pages/scorecard.py",
+                      "pages/done_right.py", "pages/utility/large.py", "pages/auditing/paper_scale.py",
+                      "pages/plotting/theme.py")
 
 
 @pytest.fixture(autouse=True)
@@ -66,7 +67,7 @@ def test_presentation_edits_leave_every_archive_unchanged(monkeypatch):
     edits = _appended(before, *PRESENTATION_EDITS)
     monkeypatch.setattr(P, "_read_package_file", lambda path: edits.get(path) or before.sources[path])
     P.working_tree.cache_clear()
-    assert P.working_tree().blobs["diagnoses.py"] != before.blobs["diagnoses.py"]  # the edit is seen
+    assert P.working_tree().blobs["pages/diagnoses.py"] != before.blobs["pages/diagnoses.py"]  # the edit is seen
     for name, a in archives.items():
         result = P.compare(name, metas[name], a.records)
         assert result.status == "unchanged", (name, result)
@@ -101,8 +102,8 @@ def test_old_archives_are_compared_with_their_commit_through_git():
     records = pd.DataFrame({"implementation": ["corrected", "borealis", "real"]})
     meta = {"git_commit": head, "sessions": [{"git_commit": head}, {"git_commit": head[:12]}]}
     assert P.compare("utility_large", meta, records, now=now).status == "unchanged"
-    assert P.compare("utility_large", meta, records, now=_edited(now, _appended(now, "diagnoses.py"))).status == \
-        "unchanged"
+    diagnoses = next(p for p in ("pages/diagnoses.py", "diagnoses.py") if p in now.blobs)  # the commit's layout
+    assert P.compare("utility_large", meta, records, now=_edited(now, _appended(now, diagnoses))).status == "unchanged"
     edited = P.compare("utility_large", meta, records, now=_edited(now, _appended(now, "implementations/borealis.py")))
     assert edited.changed == ("implementations/borealis.py",) and edited.against == (head, head[:12])
     only_corrected = pd.DataFrame({"implementation": ["corrected"]})
@@ -146,8 +147,8 @@ def test_one_stale_session_is_enough_to_say_changed():
 
 def test_closures_hold_no_presentation_and_code_state_checks_its_input():
     every = P.closure(None)
-    assert every and not [p for p in every if P.is_presentation(p)]
-    assert {"diagnoses.py", "params.py", "display.py", "archive.py"}.isdisjoint(every)
+    assert every and not [p for p in every if runner.computes_nothing(p)]
+    assert {"pages/diagnoses.py", "pages/params.py", "pages/display.py", "archive.py"}.isdisjoint(every)
     assert "implementations/borealis.py" in every and "runner.py" in every
     assert "implementations/borealis.py" not in P.closure("audit_corrected_large", presets={"corrected"})
     assert set(P.code_state("audit_corrected_large")["computing_modules"]) == P.closure("audit_corrected_large")

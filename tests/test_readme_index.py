@@ -1,6 +1,6 @@
 """The artefact index of ``src/pategan_audit/README.md`` stays true: every function it names
 imports, every notebook heading exists, every ``results/`` file name is one the code writes, and
-every scorecard key is a table of :mod:`pategan_audit.scorecard`."""
+every scorecard key is a table of :mod:`pategan_audit.pages.scorecard`."""
 from __future__ import annotations
 
 import ast
@@ -79,7 +79,7 @@ def _lookup(dotted: str):
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["artefact"] for r in ROWS])
 def test_index_row_exists(row):
-    from pategan_audit import scorecard
+    from pategan_audit.pages import scorecard
 
     assert row["functions"], row["raw"]
     for dotted in row["functions"]:

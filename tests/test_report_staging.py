@@ -1,4 +1,4 @@
-"""pategan_audit.report.Section: one results folder holds one run. A new run moves the previous
+"""pategan_audit.pages.report.Section: one results folder holds one run. A new run moves the previous
 run's outputs aside before writing, so a run stopped mid-way never leaves a mix of two runs'
 files under one run.json (issue #37)."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import textwrap
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from pategan_audit.report import Section
+from pategan_audit.pages.report import Section
 
 PREVIOUS = ".previous"  # where the previous run goes: <results>/.previous/<section>/ (report.PREVIOUS)
 
@@ -94,7 +94,7 @@ def test_a_run_killed_mid_way_leaves_its_own_outputs_only(tmp_path):
     script = textwrap.dedent(f"""
         import os, signal
         import pandas as pd
-        from pategan_audit.report import Section
+        from pategan_audit.pages.report import Section
         sec = Section("utility", profile="smoke", eps=2.0, seed=0, results_dir={str(results)!r})
         sec.table(pd.DataFrame({{"a": [9]}}), "table4")
         os.kill(os.getpid(), signal.SIGKILL)  # killed before the run writes table5 and figure1

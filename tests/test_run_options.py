@@ -18,7 +18,7 @@ from pategan_audit import runner
 PACKAGE = Path(runner.__file__).resolve().parent
 
 #: Entry-point modules: they read their own variables (the Sphinx hook: PATEGAN_AUDIT_PROFILE/FORCE).
-ENTRY_MODULES = {"bookhook.py"}
+ENTRY_MODULES = {"pages/bookhook.py"}
 
 #: (module, function) allowed to touch ``os.environ``/``os.getenv``, and why. Everything else in
 #: the package reads its settings from the run options in force (``runner.current_options``).
@@ -219,7 +219,7 @@ def test_the_book_build_keys_notebooks_under_the_run_variables(tmp_path, monkeyp
 
     from sphinx.errors import ExtensionError
 
-    from pategan_audit import bookhook
+    from pategan_audit.pages import bookhook
 
     monkeypatch.setenv(runner.ENV["source_hash"], "pinned0000000000")
     config = SimpleNamespace(pategan_audit_profile="smoke", pategan_audit_always_run=[], pategan_audit_notebooks=[])

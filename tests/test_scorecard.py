@@ -1,4 +1,4 @@
-"""The reproduction scorecard (pategan_audit.scorecard): verdict rules and the archived rows."""
+"""The reproduction scorecard (pategan_audit.pages.scorecard): verdict rules and the archived rows."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from pategan_audit import reference as R
-from pategan_audit import scorecard
+from pategan_audit.pages import scorecard
 from pategan_audit.archive import write_archive
 
 
@@ -131,15 +131,15 @@ def test_table12_keeps_both_hyperparameter_sets():
 
 # -- issue #13, deliverable 2: tolerances from spread, chance levels, verdicts that can fail -------------------------
 
-rules = scorecard  # the rules live in pategan_audit.scorecard
+rules = scorecard  # the rules live in pategan_audit.pages.scorecard
 
 
 @pytest.fixture
 def pinned_calibration(monkeypatch):
-    """The rules' mechanics apart from the redraw calibration (pategan_audit.tolerances): every rule
+    """The rules' mechanics apart from the redraw calibration (pategan_audit.pages.tolerances): every rule
     with k = 1 and τ = 0, so one draw's half-width is the bootstrap's ``h`` and these tests do not move
     when redraws are added. Only for tests of the mechanics; the calibrated rule is tested on its own."""
-    from pategan_audit import tolerances
+    from pategan_audit.pages import tolerances
 
     monkeypatch.setattr(tolerances, "calibration",
                         lambda **w: {r: tolerances.Calibration(r, 1.0, 0.0, 0) for r in tolerances.RULES})
@@ -243,9 +243,9 @@ def test_measured_spread_sets_the_tolerance(pinned_calibration):
 
 def test_build_uses_the_tolerances_calibrated_on_redraws(monkeypatch):
     """A best-of-n cell with a bootstrap spread and a Setting A cell get the rules fitted on redraws
-    (pategan_audit.tolerances), not the bare bootstrap: the committed calibration shows in build()'s
+    (pategan_audit.pages.tolerances), not the bare bootstrap: the committed calibration shows in build()'s
     tolerance and rule, and a different calibration moves the tolerance and the verdict."""
-    from pategan_audit import tolerances
+    from pategan_audit.pages import tolerances
 
     key = ("table4", "epileptic_seizure", "updated")  # paper 0.6187
     ours = pd.DataFrame([
@@ -277,7 +277,7 @@ def test_build_uses_the_tolerances_calibrated_on_redraws(monkeypatch):
 
 def test_best_of_n_intervals_is_the_tolerances_one():
     """One implementation of the bootstrap spread: the scorecard's name is the tolerances module's function."""
-    from pategan_audit import tolerances
+    from pategan_audit.pages import tolerances
 
     assert scorecard.best_of_n_intervals is tolerances.best_of_n_intervals
 
@@ -475,7 +475,7 @@ def test_per_classifier_diagnoses_explain_a_cell_only_when_more_tables_reach_the
 
 
 def test_credit_setting_a_is_explained_only_when_the_record_lies_inside_the_spread_of_splits_and_states(tmp_path):
-    from pategan_audit.diagnoses import setting_a_spread_diagnoses
+    from pategan_audit.pages.diagnoses import setting_a_spread_diagnoses
 
     paper = {"GaussianNB": 0.50, "LDA": 0.97, "GBM": 0.37}
     fits = {(13, 1000): {"GaussianNB": 0.90, "LDA": 0.96, "GBM": 0.60},
@@ -500,7 +500,7 @@ def test_credit_setting_a_is_explained_only_when_the_record_lies_inside_the_spre
 
 
 def test_the_diagnoses_smallest_tolerance_is_the_scorecards_floor():
-    from pategan_audit import diagnoses
+    from pategan_audit.pages import diagnoses
 
     assert diagnoses.SMALLEST_TOLERANCE == scorecard.FLOOR_AUROC == scorecard.FLOOR_AUPRC
     assert diagnoses.SMALLEST_AUPRC_TOLERANCE == min(scorecard._floor("auprc", d) for d in scorecard.BASE_RATES)
@@ -532,7 +532,7 @@ def test_not_compared_lists_figures_10_to_12():
 def test_section_scorecard_keeps_the_measured_range_for_the_scorecard(tmp_path):
     """A page's rows carry ``interval_lo``/``interval_hi``; Section.scorecard writes them and
     collect_ours reads them back, so the cell is judged by its measured spread."""
-    from pategan_audit.report import Section
+    from pategan_audit.pages.report import Section
 
     sec = Section("utility", profile="book", eps=1.0, seed=0, results_dir=tmp_path)
     sec.scorecard([{"table": "table4", "row": "cervical_cancer", "column": "original", "ours": 0.7, "runs": "r",
@@ -578,7 +578,7 @@ def test_every_diagnosis_names_an_experiment_that_exists():
 
 
 def test_diagnoses_are_scorecard_cells_and_only_explained_ones_count_as_causes():
-    from pategan_audit import diagnoses
+    from pategan_audit.pages import diagnoses
 
     keys = set(zip(*(scorecard.paper_numbers()[c] for c in ("table", "row", "column"))))
     for d in scorecard.DIAGNOSES:
@@ -1028,7 +1028,7 @@ def test_a_cell_drawn_several_times_is_judged_by_the_distribution_of_its_draws(m
     interval of one more draw; a reduced-profile row of the same cell keeps its own single draw."""
     from scipy import stats
 
-    from pategan_audit import tolerances
+    from pategan_audit.pages import tolerances
 
     values = (0.70, 0.74, 0.78, 0.82, 0.86, 0.90)
     fake = {"table4/cervical_cancer/borealis": tolerances.Draws(

@@ -105,7 +105,7 @@ def test_sweep_mean_vs_records_is_the_committed_file_and_its_worked_numbers(t4):
     import pandas as pd
 
     from pategan_audit import reference as R
-    from pategan_audit.scorecard import paper_numbers
+    from pategan_audit.pages.scorecard import paper_numbers
 
     got = t4.sweep_mean_vs_records(out=None)
     committed = pd.read_csv(Path(__file__).resolve().parents[1] / "results" / "experiments"

@@ -1,4 +1,4 @@
-"""Tolerances calibrated on independent redraws (pategan_audit.tolerances; issue #36, item 3)."""
+"""Tolerances calibrated on independent redraws (pategan_audit.pages.tolerances; issue #36, item 3)."""
 from __future__ import annotations
 
 import math
@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from pategan_audit import reference as R
-from pategan_audit import scorecard
-from pategan_audit import tolerances as T
+from pategan_audit.pages import scorecard
+from pategan_audit.pages import tolerances as T
 
 TARGET = 0.85  #: the coverage every rule must reach on independent redraws (issue #36)
 

@@ -258,7 +258,7 @@ def test_trace_settings():
 
 
 def test_plots_draw(fake_presets):
-    from pategan_audit.plotting import traces as tplot
+    from pategan_audit.pages.plotting import traces as tplot
 
     profile = traces.TraceProfile("tiny", seen_max_iter=2, loss_max_iter=3, loss_runs=2, moment_iterations=5)
     res = traces.compute_traces(profile, seed=0, options=runner.RunOptions.defaulted(None, n_jobs=1))

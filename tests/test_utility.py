@@ -475,7 +475,7 @@ def test_default_factory_fits_the_models_with_one_fit_many_call(cervical, monkey
 
 def test_public_names_exist():
     import pategan_audit.classifiers as C
-    import pategan_audit.plotting.utility as PU
+    import pategan_audit.pages.plotting.utility as PU
     from pategan_audit.utility import tables
 
     for module in (U, C, PU, tables):
@@ -491,7 +491,7 @@ def _series():
 
 
 def test_epsilon_sweep_keeps_the_papers_axes():
-    from pategan_audit.plotting.utility import plot_epsilon_sweep
+    from pategan_audit.pages.plotting.utility import plot_epsilon_sweep
 
     fig = plot_epsilon_sweep(_series(), baseline=0.5, paper_marks={1.0: 0.765, 10.0: 0.870}, ylim_bottom=0.32)
     ax = fig.axes[0]
@@ -504,7 +504,7 @@ def test_epsilon_sweep_keeps_the_papers_axes():
 
 
 def test_mean_se_and_heatmap_figures():
-    from pategan_audit.plotting.utility import plot_classifier_heatmap, plot_mean_se
+    from pategan_audit.pages.plotting.utility import plot_classifier_heatmap, plot_mean_se
 
     stats = _series().rename(columns={"value": "mean"}).assign(se=0.01)
     fig = plot_mean_se(stats)

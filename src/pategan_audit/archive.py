@@ -79,7 +79,7 @@ the book build never recomputes them. The archives are defined (:data:`ARCHIVES`
     The training traces of §6.1 at the authors' sizes (trace profile ``paper``: Figure 2's runs
     and Figure 3's to the 1,000-iteration cap, ten Figure 11 runs per preset, Figure 4's two
     1,000-iteration vote streams): the traces page's scorecard rows (Figures 2, 3, 4) and every
-    run's iteration count (:func:`pategan_audit.traces.page.scorecard.archive_records`).
+    run's iteration count (:func:`pategan_audit.traces.records.archive_records`).
 
 Re-create one (resumes from the result cache if interrupted)::
 
@@ -623,10 +623,10 @@ def _calibration_meta(profile, records: pd.DataFrame, run_keys: list[str], what:
 
 def _traces(profile_name: str, n_jobs: int | None, backend: str | None) -> tuple[pd.DataFrame, dict]:
     """§6.1's traces at trace profile ``profile_name`` (ε = 1, seed 0, as the book's page):
-    records of :func:`pategan_audit.traces.page.scorecard.archive_records`. Every run is cached on
+    records of :func:`pategan_audit.traces.records.archive_records`. Every run is cached on
     its own, so an interrupted run resumes from the cache."""
     from .traces import compute_traces, get_profile
-    from .traces.page.scorecard import archive_records
+    from .traces.records import archive_records
 
     profile = get_profile(profile_name)
     t0 = time.process_time()

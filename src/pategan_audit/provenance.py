@@ -12,8 +12,9 @@ module, over the modules its computation depends on:
   ``__init__`` files and the modules named as strings for ``importlib``
   (``"pategan_audit.implementations.borealis:Borealis"``, or a dict's values); a dict of such
   strings keyed by preset name is followed only for the presets the archive ran (its records'
-  ``implementation`` column, else its meta's ``generator``; all when neither says); presentation
-  (:data:`PRESENTATION`) is never entered. ``archive.py`` itself is not compared: what it chose to
+  ``implementation`` column, else its meta's ``generator``; all when neither says); what computes
+  nothing (:data:`pategan_audit.runner.NOT_COMPUTING`: the ``pages`` package, reference numbers,
+  the archives' bookkeeping; the rule of the source hash too) is never entered. ``archive.py`` itself is not compared: what it chose to
   run is recorded in the meta (profile, cells, settings), and ``run_archive``'s checks compute
   nothing of the records;
 * a module's hash is its git blob id (12 hex digits), so that the code of an old commit is read
@@ -33,24 +34,14 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
-from .runner import PACKAGE_DIR, REPO_ROOT
+from .runner import PACKAGE_DIR, REPO_ROOT, computes_nothing
 
-__all__ = ["PRESENTATION", "Comparison", "Tree", "working_tree", "git_tree", "closure", "archive_presets",
+__all__ = ["Comparison", "Tree", "working_tree", "git_tree", "closure", "archive_presets",
            "code_state", "compare", "compare_archive"]
 
-#: modules that compute none of an archive's numbers, never part of a closure: presentation, and the
-#: archives' bookkeeping (``archive.py``, this module); package-relative paths, a folder covers
-#: everything under it, and ``*/page`` is every page folder
-PRESENTATION = ("pages", "plotting", "reference", "scorecard.py", "diagnoses.py", "report.py", "display.py",
-                "params.py", "bookhook.py", "archive.py", "provenance.py")
 HASH_DIGITS = 12
 _MODULE_STRING = re.compile(r"^pategan_audit(\.[A-Za-z_]\w*)+(:\w+)?$")
 _SOURCE = PACKAGE_DIR.relative_to(REPO_ROOT).as_posix() if PACKAGE_DIR.is_relative_to(REPO_ROOT) else "src/pategan_audit"
-
-
-def is_presentation(path: str) -> bool:
-    parts = path.split("/")
-    return "page" in parts[:-1] or any(path == p or path.startswith(p + "/") for p in PRESENTATION)
 
 
 def blob_id(content: bytes) -> str:
@@ -248,7 +239,7 @@ def closure(name: str | None, *, presets: Iterable[str] | None = None, tree: Tre
     while todo:
         while todo:
             path = todo.pop()
-            if path in found or is_presentation(path):
+            if path in found or computes_nothing(path):
                 continue
             found.add(path)
             plain, keyed = _deps(tree, path)

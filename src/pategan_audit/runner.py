@@ -39,7 +39,7 @@ import warnings
 from dataclasses import asdict, dataclass, is_dataclass, replace
 from dataclasses import fields as dataclass_fields
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePath, PurePosixPath
 from typing import Any, Callable, ClassVar, Iterable, Iterator, TypeVar
 
 import numpy as np
@@ -48,6 +48,8 @@ T = TypeVar("T")
 
 __all__ = [
     "REPO_ROOT",
+    "NOT_COMPUTING",
+    "computes_nothing",
     "cache_dir",
     "config_hash",
     "describe_for_cache",
@@ -87,16 +89,26 @@ def cache_dir(override: str | os.PathLike | None = None) -> Path:
     return Path(given) if given else REPO_ROOT / "results" / "cache"
 
 
-# Modules that only present results (plots, pages, the paper's printed numbers): excluded from
-# the source hash so that editing a caption does not invalidate hours of cached training.
-# Entries are paths relative to the package ("utility/page", "auditing/page", "traces/page": the
-# pages' tables and captions).
-_PRESENTATION = {"plotting", "report.py", "scorecard.py", "bookhook.py", "reference", "archive.py", "utility/page", "pages",
-                 "auditing/page", "traces/page", "diagnoses.py", "tolerances.py", "provenance.py", "display.py"}
+#: The one rule of which modules compute no result (package-relative paths; a folder covers everything
+#: under it): the presentation package ``pages`` (pages, plotting, scorecard, tolerances, diagnoses,
+#: report, parameters, display, the Sphinx hook), the paper's printed numbers (``reference``) and the
+#: archives' bookkeeping (``archive.py``, ``provenance.py``). :func:`source_hash` skips them, so that
+#: editing a caption does not invalidate hours of cached training, and an archive's closure
+#: (:mod:`pategan_audit.provenance`) never enters them, so that a caption says "unchanged" after a
+#: page edit. ``FORMER_PRESENTATION``: where presentation lived in earlier commits, which
+#: provenance reads from git to compare an archive with the code that computed it; no module of
+#: this tree may sit there (``tests/test_layers.py``).
+PRESENTATION = ("pages",)
+FORMER_PRESENTATION = ("utility/page", "auditing/page", "traces/page", "plotting", "scorecard.py", "diagnoses.py",
+                       "tolerances.py", "display.py", "params.py", "report.py", "bookhook.py")
+NOT_COMPUTING = PRESENTATION + FORMER_PRESENTATION + ("reference", "archive.py", "provenance.py")
 
 
-def _is_presentation(relative: Path) -> bool:
-    return any(relative.parts[: len(Path(p).parts)] == Path(p).parts for p in _PRESENTATION)
+def computes_nothing(relative: str | PurePath) -> bool:
+    """Whether the module at ``relative`` (a path relative to the package, e.g.
+    ``"pages/scorecard.py"``) is one of :data:`NOT_COMPUTING`."""
+    parts = PurePosixPath(relative).parts
+    return any(parts[: len(PurePosixPath(p).parts)] == PurePosixPath(p).parts for p in NOT_COMPUTING)
 
 
 def source_hash() -> str:
@@ -114,7 +126,7 @@ def source_hash() -> str:
 def _package_hash() -> str:
     h = hashlib.sha256()
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        if _is_presentation(path.relative_to(PACKAGE_DIR)):
+        if computes_nothing(path.relative_to(PACKAGE_DIR).as_posix()):
             continue  # figures, pages and reference numbers do not change computed results
         h.update(str(path.relative_to(PACKAGE_DIR)).encode())
         h.update(path.read_bytes())

@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from pategan_audit.plotting.auditing import plot_ablation, plot_channels, plot_epsilon_bars, plot_figure5  # noqa: E402
+from pategan_audit.pages.plotting.auditing import plot_ablation, plot_channels, plot_epsilon_bars, plot_figure5  # noqa: E402
 
 SIX = ["smartnoise", "original", "turing", "updated", "borealis", "synthcity"]  # deliberately shuffled
 

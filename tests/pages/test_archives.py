@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from pategan_audit import archive as A
-from pategan_audit.bookhook import ARCHIVE_TABLE, SUMMARY_TARGET, place_archive_table
+from pategan_audit.pages.bookhook import ARCHIVE_TABLE, SUMMARY_TARGET, place_archive_table
 from pategan_audit.pages import archives as T
 
 REPO = Path(__file__).resolve().parents[2]
@@ -134,7 +134,7 @@ def test_the_hook_writes_the_table_where_the_page_includes_it(store, tmp_path):
 def test_the_book_build_hook_writes_the_table(tmp_path):
     from types import SimpleNamespace
 
-    from pategan_audit.bookhook import _on_builder_inited
+    from pategan_audit.pages.bookhook import _on_builder_inited
 
     config = SimpleNamespace(pategan_audit_notebooks=[], pategan_audit_profile="smoke", pategan_audit_always_run=[])
     _on_builder_inited(SimpleNamespace(srcdir=str(tmp_path / "book"), config=config))

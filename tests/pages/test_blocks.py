@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from pategan_audit.pages import blocks
-from pategan_audit.report import Section
+from pategan_audit.pages.report import Section
 
 
 @pytest.fixture

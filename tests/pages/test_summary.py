@@ -24,7 +24,7 @@ def _card(rows):
 
 
 def test_every_scorecard_table_has_a_section():
-    from pategan_audit.scorecard import paper_numbers
+    from pategan_audit.pages.scorecard import paper_numbers
 
     tables = set(paper_numbers()["table"])
     assert {t for t in tables if t not in {x for v in S.SECTIONS.values() for x in v}} == set()
@@ -49,7 +49,7 @@ def test_section_counts_count_measured_rows_once_by_verdict_and_status():
     assert counts.loc["auditing", "uninformative"] == 1
     assert counts.loc["training traces", "not yet run"] == 1 and counts.loc["code review", "measured"] == 0
     assert counts.loc["all"].tolist() == counts.drop(index="all").sum().tolist()
-    from pategan_audit.scorecard import headline
+    from pategan_audit.pages.scorecard import headline
 
     assert counts.loc["all", "measured"] == headline(card)["measured numbers"] == 5
     per = S.artefact_counts(card)
@@ -121,7 +121,7 @@ def test_summary_markdown_and_figures(tmp_path):
 
 
 def test_bookhook_places_a_placeholder_then_the_written_summary(tmp_path):
-    from pategan_audit.bookhook import place_summary
+    from pategan_audit.pages.bookhook import place_summary
 
     repo, book = tmp_path, tmp_path / "book"
     place_summary(repo, book, placeholder=True)

@@ -1,4 +1,4 @@
-"""A utility page over fabricated results: every builder of ``pategan_audit.utility.page`` can
+"""A utility page over fabricated results: every builder of ``pategan_audit.pages.utility`` can
 be exercised in milliseconds, without training a model."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from pategan_audit.classifiers import MAJORITY
-from pategan_audit.report import Section
+from pategan_audit.pages.report import Section
 from pategan_audit.utility.cells import SettingACell, UtilityCell
-from pategan_audit.utility.page import UtilityPage, page_cells
+from pategan_audit.pages.utility import UtilityPage, page_cells
 from pategan_audit.utility.profiles import get_profile
 from pategan_audit.utility.run import COLUMNS, cell_id
 

@@ -1,8 +1,8 @@
-"""pategan_audit.utility.page.ablations: Tables 11, 6 and 12."""
+"""pategan_audit.pages.utility.ablations: Tables 11, 6 and 12."""
 import numpy as np
 
 from pategan_audit.pages import blocks
-from pategan_audit.utility.page import ablations
+from pategan_audit.pages.utility import ablations
 
 from .conftest import make_page
 

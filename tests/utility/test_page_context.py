@@ -1,9 +1,8 @@
-"""pategan_audit.utility.page.context: the page's experiment groups and its settings table."""
-from pathlib import Path
+"""pategan_audit.pages.utility.context: the page's experiment groups and its settings table."""
 
 from pategan_audit import runner
 from pategan_audit.pages import blocks
-from pategan_audit.utility.page import page_cells, settings
+from pategan_audit.pages.utility import page_cells, settings
 from pategan_audit.utility.profiles import MAIN_EPSILON, get_profile
 
 from .conftest import IMPLEMENTATIONS, make_page
@@ -44,7 +43,7 @@ def test_at_main_epsilon(tmp_path):
 
 
 def test_page_modules_do_not_enter_the_source_hash():
-    assert runner._is_presentation(Path("utility/page/table4.py"))
-    assert runner._is_presentation(Path("plotting/utility.py"))
-    assert not runner._is_presentation(Path("utility/run.py"))
-    assert not runner._is_presentation(Path("utility/pages.py"))
+    assert runner.computes_nothing("pages/utility/table4.py")
+    assert runner.computes_nothing("pages/plotting/utility.py")
+    assert not runner.computes_nothing("utility/run.py")
+    assert not runner.computes_nothing("utility/pages.py")

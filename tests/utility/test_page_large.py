@@ -1,10 +1,10 @@
-"""pategan_audit.utility.page.large: the archived `large` profile beside the paper and this page."""
+"""pategan_audit.pages.utility.large: the archived `large` profile beside the paper and this page."""
 import pandas as pd
 import pytest
 
 from pategan_audit.archive import Archive
 from pategan_audit.pages import blocks
-from pategan_audit.utility.page import large
+from pategan_audit.pages.utility import large
 
 from .conftest import fake_rows
 

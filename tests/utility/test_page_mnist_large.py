@@ -1,4 +1,4 @@
-"""pategan_audit.utility.page.mnist_large: Figure 10 from the MNIST archive."""
+"""pategan_audit.pages.utility.mnist_large: Figure 10 from the MNIST archive."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from pategan_audit.archive import Archive
 from pategan_audit.classifiers import MULTICLASS_CLASSIFIERS
 from pategan_audit.pages.blocks import Figure, SaveTable, Text
-from pategan_audit.utility.page import mnist_large
+from pategan_audit.pages.utility import mnist_large
 
 
 def _records(implementation, epsilon, scores, *, status="ok"):

@@ -1,9 +1,9 @@
-"""pategan_audit.utility.page.per_classifier: Tables 5, 10 (Epileptic), 8, 9 (Credit)."""
+"""pategan_audit.pages.utility.per_classifier: Tables 5, 10 (Epileptic), 8, 9 (Credit)."""
 import matplotlib.pyplot as plt
 
 from pategan_audit.classifiers import CLASSIFIERS
 from pategan_audit.pages import blocks
-from pategan_audit.utility.page import per_classifier
+from pategan_audit.pages.utility import per_classifier
 
 from .conftest import make_page
 

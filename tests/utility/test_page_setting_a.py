@@ -1,9 +1,9 @@
-"""pategan_audit.utility.page.setting_a: Table 7's Setting A columns and the per-classifier records."""
+"""pategan_audit.pages.utility.setting_a: Table 7's Setting A columns and the per-classifier records."""
 import numpy as np
 
 from pategan_audit.classifiers import CLASSIFIERS
 from pategan_audit.pages import blocks
-from pategan_audit.utility.page import setting_a
+from pategan_audit.pages.utility import setting_a
 
 
 def test_table7_is_written_with_its_caption(page):

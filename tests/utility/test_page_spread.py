@@ -1,4 +1,4 @@
-"""pategan_audit.utility.page.spread: every best-of-n scorecard row of the utility page carries the
+"""pategan_audit.pages.utility.spread: every best-of-n scorecard row of the utility page carries the
 bootstrap interval of the result cell behind it (issue #13), and the scorecard then judges it by
 the measured rule."""
 import math
@@ -8,10 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pategan_audit import reference, scorecard
+from pategan_audit import reference
+from pategan_audit.pages import scorecard
 from pategan_audit.pages import blocks
 from pategan_audit.utility import CELL_KEYS, mean_se
-from pategan_audit.utility.page import ablations, per_classifier, setting_a, spread, sweeps, table4
+from pategan_audit.pages.utility import ablations, per_classifier, setting_a, spread, sweeps, table4
 from pategan_audit.utility.profiles import teacher_sweep_k
 from pategan_audit.utility.tables import select
 

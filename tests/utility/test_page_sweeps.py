@@ -1,9 +1,9 @@
-"""pategan_audit.utility.page.sweeps: Figures 1, 6-10 and the models that could not train."""
+"""pategan_audit.pages.utility.sweeps: Figures 1, 6-10 and the models that could not train."""
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from pategan_audit.pages import blocks
-from pategan_audit.utility.page import sweeps
+from pategan_audit.pages.utility import sweeps
 
 
 def test_sweep_figures_in_the_pages_order(page):

@@ -1,10 +1,10 @@
-"""pategan_audit.utility.page.table4: Table 4 (AUROC, AUPRC), Table 1 and the DPGAN count."""
+"""pategan_audit.pages.utility.table4: Table 4 (AUROC, AUPRC), Table 1 and the DPGAN count."""
 import numpy as np
 import pandas as pd
 
 from pategan_audit import reference
 from pategan_audit.pages import blocks
-from pategan_audit.utility.page import table4
+from pategan_audit.pages.utility import table4
 from pategan_audit.utility.tables import dataset_by_implementation
 
 from .conftest import IMPLEMENTATIONS, make_page

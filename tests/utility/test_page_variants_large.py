@@ -1,11 +1,11 @@
-"""pategan_audit.utility.page.variants_large: Tables 6, 11 and 12 from the variants archive."""
+"""pategan_audit.pages.utility.variants_large: Tables 6, 11 and 12 from the variants archive."""
 import numpy as np
 import pandas as pd
 
 from pategan_audit.archive import Archive
 from pategan_audit.classifiers import CLASSIFIERS
 from pategan_audit.pages.blocks import SaveTable, Text
-from pategan_audit.utility.page import variants_large
+from pategan_audit.pages.utility import variants_large
 
 
 def _records(variant: str, *, dataset="cervical_cancer", implementation="updated", num_teachers=2, cell="c"):

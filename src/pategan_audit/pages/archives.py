@@ -5,7 +5,7 @@ One row per archive of :data:`pategan_audit.archive.ARCHIVES` (the paper-scale r
 status, compute, machine, the code that computed it (and whether that code changed since,
 :mod:`pategan_audit.provenance`) and the command that regenerates it. Every column but the first is
 read from the archive's ``meta.json``; an archive not computed says so, with its command.
-:func:`write_table` writes the markdown that ``book/reproduce.md`` includes (:mod:`pategan_audit.bookhook`);
+:func:`write_table` writes the markdown that ``book/reproduce.md`` includes (:mod:`pategan_audit.pages.bookhook`);
 ``python -m pategan_audit.pages.archives OUT.md`` writes it without a book build.
 """
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """What a book page shows, as data: an ordered list of blocks per notebook cell.
 
-The builders of the section pages (:mod:`pategan_audit.utility.page`,
-:mod:`pategan_audit.auditing.page`, :mod:`pategan_audit.traces.page`) return blocks instead of
+The builders of the section pages (:mod:`pategan_audit.pages.utility`,
+:mod:`pategan_audit.pages.auditing`, :mod:`pategan_audit.pages.traces`) return blocks instead of
 displaying, so the numbers, captions and figures of a page are computed and tested in the library;
 :func:`publish` is the one place that writes them under ``results/<section>/`` (through
-:class:`pategan_audit.report.Section`) and displays them, in order.
+:class:`pategan_audit.pages.report.Section`) and displays them, in order.
 
 Blocks: :class:`SaveTable` (CSV only), :class:`ShowTable` (display only; :func:`table` gives
 both), :class:`Text` (Markdown), :class:`Print` (a plain-text line), :class:`Figure` (PNG + PDF,
@@ -119,7 +119,7 @@ def figure(name: str, fig: Any) -> tuple[SaveFigure, ShowFigure]:
 
 
 def publish(section: Any, blocks: Iterable[Block]) -> None:
-    """Write and display ``blocks`` in order (``section``: a :class:`pategan_audit.report.Section`)."""
+    """Write and display ``blocks`` in order (``section``: a :class:`pategan_audit.pages.report.Section`)."""
     import io
 
     import matplotlib.pyplot as plt
@@ -158,7 +158,7 @@ def publish(section: Any, blocks: Iterable[Block]) -> None:
 
 class SectionPage:
     """What every section page context shares: it holds ``section`` (a
-    :class:`pategan_audit.report.Section`: profile, ε, seed, where results go) and shows blocks."""
+    :class:`pategan_audit.pages.report.Section`: profile, ε, seed, where results go) and shows blocks."""
 
     section: Any
 

@@ -226,7 +226,7 @@ def paper_curves(dataset: str) -> pd.DataFrame | None:
 def sweep_table(values: pd.DataFrame, dataset: str) -> pd.DataFrame:
     """One dataset's curves as a table: presets down, ε across (best-of-n mean AUROC); below them
     the paper's curves of the six ("<preset> (paper)") where it printed them."""
-    from ..plotting.theme import ordered_names
+    from .plotting.theme import ordered_names
 
     part = values[values["dataset"] == dataset]
     table = part.pivot_table(index="implementation", columns="epsilon", values="auroc", aggfunc="first", dropna=False)
@@ -245,7 +245,7 @@ def sweep_figure(values: pd.DataFrame, dataset: str):
     """One dataset's privacy-utility curves: best-of-n mean AUROC against ε for the presets
     archived, the paper's curves of the six faint and dotted where it printed them (drawn also
     for a preset whose own curve is not archived yet), chance (0.5) as the dotted baseline."""
-    from ..plotting.utility import plot_epsilon_sweep
+    from .plotting.utility import plot_epsilon_sweep
     from ..reference import DISPLAY_NAMES
 
     part = values[values["dataset"] == dataset].rename(columns={"auroc": "value"})
@@ -267,7 +267,7 @@ def verdict_table(values: pd.DataFrame | None, *, dataset: str = "cervical_cance
     A preset's rows come from the first archive in :data:`_VERDICT_AUDITS` that holds them (the
     hardened ``corrected`` from ``audit_corrected_large``). None while no audit archive exists."""
     from ..archive import read_archive
-    from ..plotting.theme import ordered_names
+    from .plotting.theme import ordered_names
 
     columns = {("querybased", "paper"): "Querybased ε_emp (paper channel)",
                ("querybased", "controlled"): "Querybased ε_emp (controlled)",

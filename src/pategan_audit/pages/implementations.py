@@ -3,7 +3,7 @@ generated from the presets' violation switches, and the moments accountants comp
 (``ganev2025elusive`` §4, Tables 2, 3 and 7, Appendix A).
 
 Every function returns a table (or the text of one paragraph) for the notebook to write with
-:meth:`pategan_audit.report.Section.table`; nothing here writes files. Only
+:meth:`pategan_audit.pages.report.Section.table`; nothing here writes files. Only
 :func:`describe_presets` trains, one iteration per preset and dataset.
 """
 from __future__ import annotations

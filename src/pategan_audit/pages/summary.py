@@ -1,11 +1,11 @@
 """What the reproduction found, in numbers: the summary that opens the book (``book/intro.md``
 includes the file :func:`write_summary` writes) and the scorecard page.
 
-Everything is computed from the archived (largest-scale) scorecard (:func:`pategan_audit.scorecard.build`
-over :func:`~pategan_audit.scorecard.collect_archived`), the audit archives and the Table 2 probes
+Everything is computed from the archived (largest-scale) scorecard (:func:`pategan_audit.pages.scorecard.build`
+over :func:`~pategan_audit.pages.scorecard.collect_archived`), the audit archives and the Table 2 probes
 (:func:`pategan_audit.auditing.probes.table2_observed`); nothing is typed. Counts are of the paper's
 *measured* numbers, each run once (facts of the code or data and aliases are left out, as in
-:func:`pategan_audit.scorecard.headline`), per section of ``ganev2025elusive``: utility (§5, App. C),
+:func:`pategan_audit.pages.scorecard.headline`), per section of ``ganev2025elusive``: utility (§5, App. C),
 auditing (§6.2), training traces (§6.1) and code review (§4, Table 2).
 
 The paper's three headline claims (§1, §8) are each judged *confirmed*, *contradicted* or
@@ -54,14 +54,14 @@ def section_of(table: str) -> str:
 def _measured(card: pd.DataFrame) -> pd.DataFrame:
     for col in ("table", "verdict", "kind"):
         if col not in card.columns:
-            raise ValueError(f"the card has no {col!r} column: pass the output of pategan_audit.scorecard.build")
+            raise ValueError(f"the card has no {col!r} column: pass the output of pategan_audit.pages.scorecard.build")
     return card[card["kind"] == "measured"]
 
 
 def section_counts(card: pd.DataFrame) -> pd.DataFrame:
     """Per section, the measured numbers (each run once) by verdict and, for the differences, by
-    status (:data:`COLUMNS`); the last row ``all`` equals :func:`pategan_audit.scorecard.headline`."""
-    from ..scorecard import verdict_counts
+    status (:data:`COLUMNS`); the last row ``all`` equals :func:`pategan_audit.pages.scorecard.headline`."""
+    from .scorecard import verdict_counts
 
     measured = _measured(card)
     sections = measured["table"].map(section_of)
@@ -79,7 +79,7 @@ def artefact_counts(card: pd.DataFrame) -> pd.DataFrame:
     """Per artefact (table or figure), its measured rows by verdict and status (:data:`COLUMNS`),
     plus ``alias`` (rows that show another artefact's run and take its verdict) and ``fact`` (rows read
     off the code or data): one bar per artefact in :func:`plot_artefacts`."""
-    from ..scorecard import verdict_counts
+    from .scorecard import verdict_counts
 
     counts = verdict_counts(card[card["kind"] == "measured"], by="table").drop(index="all", errors="ignore")
     counts = counts.drop(columns=["measured", "fact", "alias"]).rename(columns={"tracked": "measured"})[list(COLUMNS)]
@@ -243,7 +243,7 @@ def summary_markdown(card: pd.DataFrame, claims: pd.DataFrame, beyond: list[str]
     """The summary as MyST markdown: the headline sentence, the counts per section, the paper's
     claims judged, what the book found beyond the paper, and ``figure`` (a path relative to the
     including page) where given."""
-    from ..scorecard import headline
+    from .scorecard import headline
 
     text = headline(card).attrs["text"]
     counts = section_counts(card)
@@ -318,7 +318,7 @@ def plot_artefacts(counts: pd.DataFrame):
 
 def archived_card(directory: str | Path | None = None) -> pd.DataFrame:
     """The archived scorecard: the archives, the presets' code and the bundled data, rows with a value."""
-    from .. import scorecard
+    from . import scorecard
 
     archived = scorecard.collect_archived(directory)
     if archived.empty:

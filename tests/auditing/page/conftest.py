@@ -1,5 +1,5 @@
 """An auditing page over fabricated audit records: every builder of
-``pategan_audit.auditing.page`` can be exercised in milliseconds, without training a model."""
+``pategan_audit.pages.auditing`` can be exercised in milliseconds, without training a model."""
 from __future__ import annotations
 
 import zlib
@@ -9,9 +9,9 @@ import pytest
 
 from pategan_audit.auditing import make_settings
 from pategan_audit.auditing.bounds import AttackCounts, eps_lower
-from pategan_audit.auditing.page import AuditPage, start_page
+from pategan_audit.pages.auditing import AuditPage, start_page
 from pategan_audit.auditing.settings import CHANNELS
-from pategan_audit.report import Section
+from pategan_audit.pages.report import Section
 
 IMPLEMENTATIONS = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected")
 ATTACKS = ("querybased", "groundhog")

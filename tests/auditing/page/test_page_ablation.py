@@ -1,8 +1,8 @@
-"""pategan_audit.auditing.page.ablation: the violation ablation and why variants coincide."""
+"""pategan_audit.pages.auditing.ablation: the violation ablation and why variants coincide."""
 import pandas as pd
 
 from pategan_audit.auditing import ablation_settings, ablation_table
-from pategan_audit.auditing.page import ablation
+from pategan_audit.pages.auditing import ablation
 from pategan_audit.pages.blocks import SaveFigure, SaveTable, ShowFigure, ShowTable, Text
 
 from .conftest import fake_records, make_page

@@ -1,10 +1,10 @@
-"""pategan_audit.auditing.page.archived_runs: the paper-scale target selection and ablation read
+"""pategan_audit.pages.auditing.archived_runs: the paper-scale target selection and ablation read
 back from their archives (run at smoke into a temp folder), and a clear note when missing."""
 import pandas as pd
 import pytest
 
 from pategan_audit import archive, runner
-from pategan_audit.auditing.page import archived_runs
+from pategan_audit.pages.auditing import archived_runs
 from pategan_audit.pages.blocks import SaveTable, ShowTable, Text
 
 

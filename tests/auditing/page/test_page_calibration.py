@@ -1,8 +1,8 @@
-"""pategan_audit.auditing.page.calibration: the uniform generator at 1,000 shadow models per world
+"""pategan_audit.pages.auditing.calibration: the uniform generator at 1,000 shadow models per world
 under the paper's attack and the row-count attacker."""
 import pytest
 
-from pategan_audit.auditing.page import calibration
+from pategan_audit.pages.auditing import calibration
 
 
 @pytest.fixture(scope="module")

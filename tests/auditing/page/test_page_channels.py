@@ -1,7 +1,7 @@
-"""pategan_audit.auditing.page.channels and .diagnostics: the side channels and what explains them."""
+"""pategan_audit.pages.auditing.channels and .diagnostics: the side channels and what explains them."""
 import pandas as pd
 
-from pategan_audit.auditing.page import channels, diagnostics
+from pategan_audit.pages.auditing import channels, diagnostics
 from pategan_audit.pages.blocks import SaveFigure, SaveTable, ShowFigure, ShowTable, Text
 
 CATS = pd.DataFrame({"out": [[0.0], [0.0, 1.0]], "in": [[0.0, 1.0], [0.0, 1.0]]}, index=["A", "B"])

@@ -1,9 +1,8 @@
-"""pategan_audit.auditing.page.context: the page's parameters, profile and captions."""
-from pathlib import Path
+"""pategan_audit.pages.auditing.context: the page's parameters, profile and captions."""
 
 from pategan_audit import runner
-from pategan_audit.auditing.page import context, profile_summary, start_page
-from pategan_audit.report import Section
+from pategan_audit.pages.auditing import context, profile_summary, start_page
+from pategan_audit.pages.report import Section
 from pategan_audit.pages.blocks import Print
 
 from .conftest import make_page
@@ -39,9 +38,9 @@ def test_timings_set_and_add(tmp_path):
 
 
 def test_the_page_package_is_presentation():
-    assert runner._is_presentation(Path("auditing/page/figure5.py"))
-    assert runner._is_presentation(Path("traces/page/context.py"))
-    assert not runner._is_presentation(Path("auditing/verdicts.py"))
+    assert runner.computes_nothing("pages/auditing/figure5.py")
+    assert runner.computes_nothing("pages/traces/context.py")
+    assert not runner.computes_nothing("auditing/verdicts.py")
 
 
 def test_a_dask_scheduler_address_connects_a_client_and_switches_to_the_dask_backend(tmp_path, monkeypatch):

@@ -1,8 +1,8 @@
-"""pategan_audit.auditing.page.corrected: the corrected PATE-GAN at this profile and archived."""
+"""pategan_audit.pages.auditing.corrected: the corrected PATE-GAN at this profile and archived."""
 import pandas as pd
 
 from pategan_audit.auditing.bounds import perfect_attack_ceiling
-from pategan_audit.auditing.page import corrected
+from pategan_audit.pages.auditing import corrected
 
 from .conftest import make_page, record
 

@@ -1,8 +1,8 @@
-"""pategan_audit.auditing.page.corrected: the archived and this-profile parts shown apart (the
+"""pategan_audit.pages.auditing.corrected: the archived and this-profile parts shown apart (the
 page leads with the archive, then this build's reduced profile)."""
 import pandas as pd
 
-from pategan_audit.auditing.page import corrected
+from pategan_audit.pages.auditing import corrected
 
 from .conftest import make_page, record
 

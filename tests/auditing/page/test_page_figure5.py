@@ -1,8 +1,8 @@
-"""pategan_audit.auditing.page.figure5: Figures 5 and 12 at the page's profile."""
+"""pategan_audit.pages.auditing.figure5: Figures 5 and 12 at the page's profile."""
 import pandas as pd
 
 from pategan_audit import reference
-from pategan_audit.auditing.page import figure5
+from pategan_audit.pages.auditing import figure5
 from pategan_audit.pages.blocks import SaveFigure, SaveTable, ShowFigure, Text
 
 from .conftest import IMPLEMENTATIONS

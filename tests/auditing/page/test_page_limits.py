@@ -1,6 +1,6 @@
-"""pategan_audit.auditing.page.limits: ceilings per profile and the test outputs a bound needs."""
+"""pategan_audit.pages.auditing.limits: ceilings per profile and the test outputs a bound needs."""
 from pategan_audit.auditing import AUDIT_PROFILES
-from pategan_audit.auditing.page import limits
+from pategan_audit.pages.auditing import limits
 from pategan_audit.pages.blocks import SaveTable, ShowTable
 
 

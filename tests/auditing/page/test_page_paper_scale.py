@@ -1,9 +1,9 @@
-"""pategan_audit.auditing.page.paper_scale: the archived audits at the paper's scale, read back."""
+"""pategan_audit.pages.auditing.paper_scale: the archived audits at the paper's scale, read back."""
 import pandas as pd
 import pytest
 
 from pategan_audit.auditing import verdicts
-from pategan_audit.auditing.page import paper_scale
+from pategan_audit.pages.auditing import paper_scale
 from pategan_audit.pages.blocks import SaveFigure, SaveTable, ShowFigure, ShowTable, Text
 
 from .conftest import record

@@ -1,7 +1,7 @@
-"""pategan_audit.auditing.page: vote aggregators, verdicts, scorecard and compute."""
+"""pategan_audit.pages.auditing: vote aggregators, verdicts, scorecard and compute."""
 import pandas as pd
 
-from pategan_audit.auditing.page import aggregators, compute, scorecard, verdicts
+from pategan_audit.pages.auditing import aggregators, compute, scorecard, verdicts
 from pategan_audit.pages.blocks import Print, Scorecard, Text
 
 from .conftest import IMPLEMENTATIONS, make_page

@@ -1,4 +1,4 @@
-"""A training-traces page over fabricated traces: every builder of ``pategan_audit.traces.page``
+"""A training-traces page over fabricated traces: every builder of ``pategan_audit.pages.traces``
 runs in milliseconds, without training a model."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pategan_audit.report import Section
-from pategan_audit.traces.page import TracesPage
+from pategan_audit.pages.report import Section
+from pategan_audit.pages.traces import TracesPage
 from pategan_audit.traces.profiles import LOSS_IMPLEMENTATIONS, MOMENT_ACCOUNTANTS, SEEN_IMPLEMENTATIONS, TABLE_ACCOUNTANTS, get_profile
 from pategan_audit.traces.suite import TraceResults
 

@@ -1,8 +1,9 @@
-"""pategan_audit.traces.page: Figures 2, 3, 4 and 11, their tables, glue values and scorecard rows."""
+"""pategan_audit.pages.traces: Figures 2, 3, 4 and 11, their tables, glue values and scorecard rows."""
 import pandas as pd
 
-from pategan_audit.traces.page import losses, moments, scorecard, seen, settings
+from pategan_audit.pages.traces import losses, moments, scorecard, seen, settings
 from pategan_audit.pages.blocks import Glue, Print, SaveFigure, ShowFigure, Text
+from pategan_audit.traces import records as trace_records
 from pategan_audit.traces.profiles import LOSS_IMPLEMENTATIONS, MOMENT_ACCOUNTANTS
 
 from .conftest import make_page
@@ -72,7 +73,7 @@ def test_notebook_definition_changes_the_others_line(tmp_path):
 def test_archive_records_hold_the_scorecard_rows_and_every_runs_iterations(page):
     results = page.results
     results.settings["seed"] = 0
-    rec = scorecard.archive_records(results, page.profile)
+    rec = trace_records.archive_records(results, page.profile)
     card = rec[rec.part == "scorecard"]
     assert card[["table", "row", "column", "ours"]].to_dict("records") == [
         {k: r[k] for k in ("table", "row", "column", "ours")} for r in scorecard.scorecard_rows(page)]
@@ -89,7 +90,7 @@ def test_archived_iterations_spread_beside_the_papers_run(page):
     from pategan_audit.pages.blocks import SaveTable
 
     page.results.settings["seed"] = 0
-    records = scorecard.archive_records(page.results, page.profile)
+    records = trace_records.archive_records(page.results, page.profile)
     save, show, caption = losses.archived_iterations(Archive("traces_paper", records, {"profile": "smoke"}))
     assert isinstance(save, SaveTable) and save.name == "figure3_iterations_archived"
     got = save.frame
@@ -111,7 +112,7 @@ def test_figure3_compares_capped_runs_only_at_the_authors_cap(page, monkeypatch)
     from pategan_audit.traces.profiles import TraceProfile
 
     capped = TraceProfile("capped", seen_max_iter=4, loss_max_iter=4, loss_runs=2, moment_iterations=40)
-    fig3 = lambda: {r["row"] for r in scorecard.rows_of(page.results, capped, 0) if r["table"] == "figure3"}  # noqa: E731
+    fig3 = lambda: {r["row"] for r in trace_records.rows_of(page.results, capped, 0) if r["table"] == "figure3"}  # noqa: E731
     assert fig3() == set()  # seed 0's fake runs reach iteration 4 = this cap: not comparable below the authors' cap
-    monkeypatch.setattr(scorecard, "AUTHORS_CAP", 4)
+    monkeypatch.setattr(trace_records, "AUTHORS_CAP", 4)
     assert fig3() == {"updated", "synthcity", "borealis", "smartnoise"}  # at the authors' cap: all comparable

@@ -53,8 +53,9 @@ results_dir: str = "results"  # where the section notebooks wrote their scorecar
 # %% tags=["remove-input"]
 # Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
-# Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
-# the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
+# Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced); the
+# parameters of this run are shown as a table under "This build's reduced profile" (the page leads with
+# the archived results; the parameters cell itself is hidden in the HTML).
 from pategan_audit.pages.display import parameters_table, setup_page
 from pategan_audit.pages.params import validate_notebook_parameters
 from pategan_audit.runner import RunOptions, activate
@@ -62,7 +63,6 @@ from pategan_audit.runner import RunOptions, activate
 validate_notebook_parameters(globals(), section="scorecard")
 setup_page()
 run_options = activate(RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once, for the whole page
-parameters_table(globals())
 
 # %% tags=["hide-input"]
 from pathlib import Path
@@ -187,11 +187,14 @@ scorecard.not_compared().set_index("artefact")
 # ## This build's reduced profile
 #
 # The same card from the values the section pages computed in this build (`results/<section>/scorecard.csv`)
-# at the profile named in the parameters above, with the presets' code. A reduced profile (`smoke`,
+# at the profile named in the parameters below, with the presets' code. A reduced profile (`smoke`,
 # `book`) runs fewer iterations, fewer synthetic tables and subsampled data, so its utility numbers
 # are biased low and many cells are *not yet run*: a *differs* here is a statement about that
 # profile, not about the paper's protocol, and a cause found at the paper's protocol is not
 # claimed for it (its differing rows read *not diagnosed at the … profile*).
+
+# %% tags=["remove-input"]
+parameters_table(globals())
 
 # %% tags=["hide-input"]
 ours = pd.concat([scorecard.collect_ours(root), scorecard.collect_code()], ignore_index=True)

@@ -53,8 +53,9 @@ dask_scheduler: str = ""  # address of a running Dask scheduler, e.g. tcp://10.0
 # %% tags=["remove-input"]
 # Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
-# Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
-# the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
+# Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced); the
+# parameters of this run are shown as a table under "This build's reduced profile" (the page leads with
+# the archived results; the parameters cell itself is hidden in the HTML).
 from pategan_audit.pages.display import parameters_table, setup_page
 from pategan_audit.pages.params import validate_notebook_parameters
 from pategan_audit.runner import RunOptions, activate
@@ -62,7 +63,6 @@ from pategan_audit.runner import RunOptions, activate
 validate_notebook_parameters(globals(), section="auditing")
 setup_page()
 run_options = activate(RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once, for the whole page
-parameters_table(globals())
 
 # %% tags=["hide-input"]
 import warnings
@@ -269,10 +269,14 @@ page.show(verdicts.implementation_verdicts(page))
 # %% [markdown]
 # ## This build's reduced profile
 #
-# Everything below is recomputed by this build at the profile in the parameters above, which is
+# Everything below is recomputed by this build with the parameters below, at a profile
 # smaller than the paper's protocol (fewer shadow models per world, so a lower ceiling, and
 # shorter training where the profile says so): the same games as above, read as what this profile
-# can show, not as the paper-scale result. The first lines give the profile and its cost reductions.
+# can show, not as the paper-scale result. The lines after the parameters give the profile and its
+# cost reductions.
+
+# %% tags=["remove-input"]
+parameters_table(globals())
 
 # %% tags=["hide-input"]
 page.show(profile_summary(page))

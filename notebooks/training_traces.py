@@ -39,8 +39,9 @@ dask_scheduler: str = ""  # address of a running Dask scheduler, e.g. tcp://10.0
 # %% tags=["remove-input"]
 # Check the parameters (papermill's -p values included) before anything runs: an unknown or misspelled
 # name, a non-integer seed, an unknown profile or an out-of-range value stops here with the valid choices.
-# Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced) and
-# the parameters of this run as a table (the parameters cell itself is hidden in the HTML).
+# Then the page's display settings (no truncated table, figure text >= 9 pt, our warnings silenced); the
+# parameters of this run are shown as a table under "This build's reduced profile" (the page leads with
+# the archived results; the parameters cell itself is hidden in the HTML).
 from pategan_audit.pages.display import parameters_table, setup_page
 from pategan_audit.pages.params import validate_notebook_parameters
 from pategan_audit.runner import RunOptions, activate
@@ -48,7 +49,6 @@ from pategan_audit.runner import RunOptions, activate
 validate_notebook_parameters(globals(), section="training_traces")
 setup_page()
 run_options = activate(RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once, for the whole page
-parameters_table(globals())
 
 # %% tags=["hide-input"]
 from pategan_audit.pages.report import Section
@@ -75,8 +75,11 @@ page.show(losses.archived_iterations())
 # %% [markdown]
 # ## This build's reduced profile
 #
-# Everything below is recomputed by this build at the profile in the parameters above; the table
-# lists every knob behind it.
+# Everything below is recomputed by this build with the parameters below; the second table lists
+# every knob behind it.
+
+# %% tags=["remove-input"]
+parameters_table(globals())
 
 # %% tags=["hide-input"]
 page.show(settings(page))

@@ -25,6 +25,18 @@ interrupted run resumes; ``--refresh`` measures again.
 
 ``--project`` prints the projected time of the paper's main audit (2 attacks x 7 presets x
 2 worlds x 1,000 models, two channels) on this machine from the measured batched rates.
+
+``--streams-grid R ...`` measures instead the two random-stream modes of ``fit_many`` (issue 40,
+item 3): for each R, R models fitted batched with the default per-replica torch generators and
+R with ``streams="counter"`` (one counter-based call per iteration for all replicas), in this
+process, the same thread count, alternating (``--streams-repeats`` timings per mode, the best
+kept), ``--streams-iterations`` iterations each (GroundHog-shaped by
+default: Cervical with the target, 5 teachers); small R is repeated up to ``--streams-models``
+models so that every timing covers enough work. Rows go to
+``results/benchmarks/many_models_streams.json``; the ratio is counter over torch models per second.
+
+    .venv/bin/python benchmarks/many_models.py --streams-grid 1 16 64 256 [--streams-iterations 10]
+        [--scenarios groundhog] [--presets original] [--device cpu]
 """
 from __future__ import annotations
 
@@ -42,13 +54,15 @@ from pategan_audit.auditing.settings import AuditSetting
 from pategan_audit.implementations import PRESETS, batched_support, fit_many
 
 OUT = runner.REPO_ROOT / "results" / "benchmarks" / "many_models.json"
+STREAMS_OUT = runner.REPO_ROOT / "results" / "benchmarks" / "many_models_streams.json"
 SCENARIOS = ("querybased", "groundhog", "bestof25")
 
 
-def workload(scenario: str, preset: str) -> tuple[object, dict, str | None]:
-    """(training table, fit_many keyword arguments, label) of one scenario."""
+def workload(scenario: str, preset: str, iterations: int | None = None) -> tuple[object, dict, str | None]:
+    """(training table, fit_many keyword arguments, label) of one scenario (``iterations``: the
+    audit games' cap, default 100 for querybased and 1,000 for groundhog)."""
     if scenario in ("querybased", "groundhog"):
-        iterations = 100 if scenario == "querybased" else 1000
+        iterations = iterations or (100 if scenario == "querybased" else 1000)
         setting = AuditSetting(scenario, preset, iterations=iterations)
         d_out, d_in = setting.data()
         factory = setting.factory(d_out)
@@ -94,6 +108,79 @@ def measure(scenario: str, preset: str, *, replicas: int, single: int) -> dict:
     }
 
 
+def _timed_fits(preset: str, data, kwargs: dict, label, *, replicas: int, models: int, streams: str,
+                device: str) -> tuple[float, list]:
+    """Seconds per model of ``fit_many`` at R = ``replicas``, repeated (fresh seeds) until at
+    least ``models`` models are fitted."""
+    start, fitted, done = time.perf_counter(), [], 0
+    while done < max(models, replicas):
+        seeds = range(done, done + replicas)
+        fitted = fit_many(preset, data, seeds=seeds, label=label, streams=streams, device=device, **kwargs)
+        done += replicas
+    return (time.perf_counter() - start) / done, fitted
+
+
+def measure_streams(scenario: str, preset: str, *, replicas: int, iterations: int, models: int,
+                    device: str = "cpu", repeats: int = 2) -> dict:
+    """Models per second of ``fit_many`` with ``streams="torch"`` and ``streams="counter"`` at
+    R = ``replicas`` (same process, thread count and device). The modes alternate ABBA...
+    (``repeats`` timings each) so that a drift in the machine's load favours neither; each mode
+    reports its best timing (the least disturbed by other processes) and all of them."""
+    data, kwargs, label = workload(scenario, preset, iterations)
+    warm = {**kwargs, "max_iter": 2}
+    for mode in ("torch", "counter"):  # warm-up (imports, first Adam, first Philox call)
+        fit_many(preset, data, seeds=[10_000], label=label, streams=mode, device=device, **warm)
+    row: dict = {"scenario": scenario, "preset": preset, "replicas": replicas, "iterations": iterations,
+                 "device": device, "threads": runner.current_options().train_threads, "repeats": repeats}
+    times: dict[str, list[float]] = {"torch": [], "counter": []}
+    loads: dict[str, list] = {"torch": [], "counter": []}
+    recorded: dict[str, object] = {}
+    for i in range(repeats):
+        for mode in (("torch", "counter") if i % 2 == 0 else ("counter", "torch")):
+            load_before = os.getloadavg()
+            per_model, fitted = _timed_fits(preset, data, kwargs, label, replicas=replicas, models=models,
+                                            streams=mode, device=device)
+            times[mode].append(per_model)
+            loads[mode].append([round(x, 2) for x in (*load_before, *os.getloadavg())])
+            recorded[mode] = fitted[0].trace.extra.get("streams")
+    for mode in ("torch", "counter"):
+        best = min(times[mode])
+        row[mode] = {"seconds_per_model": round(best, 5), "models_per_second": round(1 / best, 3),
+                     "all_seconds_per_model": [round(t, 5) for t in times[mode]],
+                     "models_per_timing": max(models, replicas), "streams_recorded": recorded[mode],
+                     "load_before_after": loads[mode]}
+    row["ratio_counter_over_torch"] = round(row["torch"]["seconds_per_model"] / row["counter"]["seconds_per_model"], 3)
+    row["measured_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return row
+
+
+def streams_main(args) -> dict:
+    """The ``--streams-grid`` run: one row per (scenario, preset, R), appended atomically."""
+    doc = json.loads(STREAMS_OUT.read_text()) if STREAMS_OUT.exists() else {"benchmark": "many_models_streams", "rows": []}
+    rows = doc["rows"]
+    scenarios = [s for s in args.scenarios if s != "bestof25"] if args.scenarios != list(SCENARIOS) else ["groundhog"]
+    presets = args.presets if args.presets != list(PRESETS) else ["original"]
+    for scenario in scenarios:
+        for preset in presets:
+            for r in args.streams_grid:
+                key = (scenario, preset, r, args.streams_iterations, args.device)
+                if not args.refresh and any((x["scenario"], x["preset"], x["replicas"], x["iterations"], x["device"]) == key
+                                            for x in rows):
+                    continue
+                print(f"[many_models streams] {scenario} / {preset}: R = {r}, {args.streams_iterations} iterations",
+                      flush=True)
+                row = measure_streams(scenario, preset, replicas=r, iterations=args.streams_iterations,
+                                      models=args.streams_models, device=args.device, repeats=args.streams_repeats)
+                print(f"  torch {row['torch']['models_per_second']}/s  counter {row['counter']['models_per_second']}/s  "
+                      f"ratio {row['ratio_counter_over_torch']}  load {os.getloadavg()}", flush=True)
+                rows[:] = [x for x in rows if (x["scenario"], x["preset"], x["replicas"], x["iterations"], x["device"]) != key]
+                rows.append(row)
+                doc.update(cpus=os.cpu_count(), python=platform.python_version(), torch=torch.__version__)
+                runner.atomic_write_text(STREAMS_OUT, json.dumps(doc, indent=2))
+    print(f"wrote {STREAMS_OUT}")
+    return doc
+
+
 def project_main_audit(rows: list[dict], cores: int) -> dict:
     """Seconds of the paper's main audit from measured batched rates: per preset and attack
     2 worlds x 1,000 models, in the paper and the controlled channel (same training cost),
@@ -122,8 +209,19 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--single", type=int, default=4, help="models fitted one by one for the baseline")
     ap.add_argument("--refresh", action="store_true", help="measure rows already in the results file again")
     ap.add_argument("--project", action="store_true", help="print the projected main-audit time and exit")
+    ap.add_argument("--streams-grid", type=int, nargs="+", default=None, metavar="R",
+                    help="measure streams='torch' against streams='counter' at these R (default scenario groundhog, preset original)")
+    ap.add_argument("--streams-iterations", type=int, default=10, help="iterations per model in the --streams-grid run")
+    ap.add_argument("--streams-models", type=int, default=16, help="models per timing at least (small R is repeated)")
+    ap.add_argument("--streams-repeats", type=int, default=2, help="timings per mode, alternating (ABBA...)")
+    ap.add_argument("--device", default="cpu", help="torch device of the --streams-grid run")
     args = ap.parse_args(argv)
     runner.activate(runner.RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once here
+    if args.streams_grid:
+        bad = [r for r in args.streams_grid if r < 1]
+        if bad or min(args.streams_iterations, args.streams_models, args.streams_repeats) < 1:
+            ap.error("--streams-grid, --streams-iterations, --streams-models and --streams-repeats take positive integers")
+        return streams_main(args)
 
     doc = json.loads(OUT.read_text()) if OUT.exists() else {"benchmark": "many_models", "rows": []}
     rows = doc["rows"]

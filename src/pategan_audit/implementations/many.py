@@ -13,6 +13,11 @@ machine's free memory holds, at most 512); inside a chunk, replicas whose networ
 shapes (e.g. the same number of training rows) are stacked together. A preset or setting
 without a batched step falls back to fitting the replicas one by one (``batched=False`` in
 ``model.trace.extra``).
+
+``streams="counter"`` (opt-in; original and turing so far, :data:`STREAMS`) draws every replica's
+training randomness of an iteration from one counter-based call on the device
+(:mod:`pategan_audit.replicas.streams`): numbers independent of R, chunking and device, but not
+the single fit's, so the mode is a property of the fit (``model.trace.extra["streams"]``).
 """
 from __future__ import annotations
 
@@ -28,7 +33,7 @@ from .base import BaseGenerator
 from .base import flush_denormal_requested, training_threads
 from .registry import _check_name, create
 
-__all__ = ["fit_many", "BATCHED", "batched_support", "default_max_replicas", "resolve_device"]
+__all__ = ["fit_many", "BATCHED", "STREAMS", "batched_support", "default_max_replicas", "resolve_device"]
 
 # preset -> module with ``supports(config) -> bool`` and ``run(models, frames, label, *, device, on_done)``
 BATCHED: dict[str, str] = {
@@ -41,6 +46,29 @@ BATCHED: dict[str, str] = {
     "updated": "pategan_audit.replicas.updated",
     "synthcity": "pategan_audit.replicas.synthcity",
 }
+
+
+#: fit_many's ``streams`` values: "torch" (each replica's own generators, every preset) and the
+#: presets whose batched step also runs "counter" (a family module's ``STREAM_MODES``)
+STREAMS: tuple[str, ...] = ("torch", "counter")
+
+
+def _counter_presets() -> list[str]:
+    return sorted(n for n in BATCHED if "counter" in getattr(_family(n), "STREAM_MODES", ("torch",)))
+
+
+def _check_streams(name: str, streams: str, batched: bool) -> None:
+    """A ``streams`` value this preset's batched step runs, else a ValueError naming the valid ones."""
+    if streams not in STREAMS:
+        raise ValueError(f"streams must be one of {STREAMS}, got {streams!r}")
+    if streams == "torch":
+        return
+    presets = _counter_presets()
+    if name not in presets:
+        raise ValueError(f"streams='counter' is not available for preset {name!r}; it runs for {presets} "
+                         "(use streams='torch', the default, elsewhere)")
+    if not batched:
+        raise ValueError("streams='counter' needs the batched path; drop batched=False or use streams='torch'")
 
 
 def _family(name: str):
@@ -144,6 +172,7 @@ def fit_many(
     device: str | torch.device | None = None,
     batched: bool = True,
     progress: bool | Callable[[int], None] = False,
+    streams: str = "torch",
     **overrides: Any,
 ) -> list[BaseGenerator]:
     """Fit ``len(seeds)`` independent replicas of preset ``name``; returns the fitted generators.
@@ -160,7 +189,13 @@ def fit_many(
         device, and numbers equal up to rounding (amplified by training) on another.
     batched: False fits the replicas one by one (the reference path the batched one must match).
     progress: True shows a tqdm bar counting models; a callable is called with each finished count.
+    streams: "torch" (default: each replica's own torch generators, the numbers of
+        ``create(...).fit``) or "counter" (original and turing: one counter-based call per
+        iteration for all replicas, on ``device``; the same numbers for a seed at any R, chunking
+        and device, but other numbers than a single fit, which has no such mode; seeds must be
+        non-negative). Recorded in ``model.trace.extra["streams"]``.
     """
+    _check_streams(_check_name(name), streams, batched)
     seeds = _as_seeds(seeds)
     frames = _as_frames(data, len(seeds))
     if max_replicas is not None and (isinstance(max_replicas, bool) or not isinstance(max_replicas, (int, np.integer)) or max_replicas < 1):
@@ -175,6 +210,13 @@ def fit_many(
             checked.add(id(df))
     family = _family(name) if batched else None
     use_batched = family is not None and bool(family.supports(models[0].config))
+    if streams != "torch":
+        if not use_batched:
+            raise ValueError(f"streams={streams!r} needs {name!r}'s batched step, which these settings do not run; "
+                             "use streams='torch'")
+        bad = [s for s in seeds if s < 0]
+        if bad:
+            raise ValueError(f"streams={streams!r} keys each replica by its seed; got {bad[0]}, pass non-negative seeds")
     chunk = int(max_replicas) if max_replicas is not None else default_max_replicas()
     bar, tick = _progress(progress, len(models), name)
     try:
@@ -183,7 +225,8 @@ def fit_many(
                 part = models[start:start + chunk] if use_batched else models
                 part_frames = frames[start:start + len(part)]
                 if use_batched:
-                    family.run(part, part_frames, label, device=device, on_done=lambda i: tick())
+                    extra = {"streams": streams} if streams != "torch" else {}
+                    family.run(part, part_frames, label, device=device, on_done=lambda i: tick(), **extra)
                 else:
                     for m, df in zip(part, part_frames):
                         m.fit(df, label=label)
@@ -195,6 +238,7 @@ def fit_many(
     for m in models:
         m.trace.extra["batched"] = use_batched
         m.trace.extra["flush_denormal"] = flushed
+        m.trace.extra["streams"] = streams
     return models
 
 

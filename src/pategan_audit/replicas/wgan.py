@@ -22,6 +22,14 @@ There is no accountant: every replica runs its ``max_iter_`` iterations (equal i
 At the end each replica's slice (and its Adam moments) is copied back into its own ``G``/``D``
 and its trace is filled as ``_fit``'s ``finally`` block does. Networks match a single fit up to
 float rounding (batched vs plain matrix products); draws, traces and label flips match exactly.
+
+Stream mode (``streams="counter"``, issue 40 item 2): the training draws of an iteration come
+from :mod:`.streams` instead, one Philox evaluation for all replicas and all draw kinds on
+``device`` (no per-replica loop, no CPU round trip). Each kind has its own draw id, so a
+replica's numbers depend only on its seed, the iteration and the element: the same at any R,
+chunking and device, but not the single fit's numbers (initial weights and blocks still come
+from the replica's own ``init_gen``/``partition_rng``). Same distributions: rows as B distinct
+rows (all rows, or the replica's block t), z and e uniform, the indicator noise normal.
 """
 from __future__ import annotations
 
@@ -36,8 +44,15 @@ from torch import nn
 from ..components.networks import adam
 from ..implementations.wgan import GP_EPS, Mlp, WganGenerator
 from .stack import shape_signature
+from .streams import Draws, as_normal, as_permutation, as_uniform, stream_keys
 
-__all__ = ["StackedMlp", "signature", "supports", "run"]
+__all__ = ["StackedMlp", "signature", "supports", "run", "STREAM_MODES"]
+
+#: the ``streams`` this family's batched step runs (see :func:`pategan_audit.implementations.fit_many`)
+STREAM_MODES = ("torch", "counter")
+#: stream id of the WGAN loop's training draws, and the draw id of each kind inside an iteration
+STREAM_ID = 1
+ROWS, Z, NOISE, E, G_ROWS, G_Z = 1, 2, 3, 4, 5, 6
 
 
 class StackedMlp(nn.Module):
@@ -180,9 +195,18 @@ def supports(config) -> bool:
 
 
 def run(models: Sequence[WganGenerator], frames: Sequence[pd.DataFrame], label: str | None, *,
-        device: torch.device | str = "cpu", on_done: Callable[[int], None] | None = None) -> None:
+        device: torch.device | str = "cpu", on_done: Callable[[int], None] | None = None,
+        streams: str = "torch") -> None:
     """Fit ``models`` (unfitted original/turing replicas) on ``frames`` as one batched computation
-    per group of stackable replicas; ``on_done(i)`` is called when ``models[i]`` is fitted."""
+    per group of stackable replicas; ``on_done(i)`` is called when ``models[i]`` is fitted.
+    ``streams``: "torch" (each replica's own generator, the single fit's numbers) or "counter"
+    (:mod:`.streams`, one call per iteration for all replicas)."""
+    if streams not in STREAM_MODES:
+        raise ValueError(f"streams must be one of {STREAM_MODES}, got {streams!r}")
+    if streams == "counter":
+        bad = [m.config.seed for m in models if m.config.seed is None or int(m.config.seed) < 0]
+        if bad:
+            raise ValueError(f"streams='counter' keys each replica by its seed; got seed {bad[0]!r}, pass non-negative seeds")
     device = torch.device(device)
     for m, df in zip(models, frames):  # the set-up of WganGenerator._fit, replica by replica
         df = m._accept(df, label)
@@ -194,10 +218,49 @@ def run(models: Sequence[WganGenerator], frames: Sequence[pd.DataFrame], label: 
         groups.setdefault(signature(m), []).append(i)
     for idx in groups.values():
         done = (lambda j, idx=idx: on_done(idx[j])) if on_done else None
-        _run_group([models[i] for i in idx], device, done)
+        _run_group([models[i] for i in idx], device, done, streams)
 
 
-def _run_group(models: list[WganGenerator], device: torch.device, on_done: Callable[[int], None] | None) -> None:
+class _CounterDraws:
+    """One iteration's draws of a group in stream mode, all on ``device``: the same kinds and
+    distributions as the per-replica loop of :func:`_run_group` (see the module docstring)."""
+
+    def __init__(self, models: list[WganGenerator], device: torch.device):
+        m0 = models[0]
+        self.R, self.N = len(models), int(m0.X_.shape[0])
+        self.k, self.B, self.zd = m0.num_teachers_, m0.batch_size_, m0.z_dim_
+        self.cond = m0.cond_ is not None
+        if m0.blocks_ is None:
+            self.blocks, self.lengths, self.L = None, None, self.N
+        else:  # the replicas' blocks, padded to the longest; padding sorts last (never drawn: B <= N // k)
+            self.L = max(len(b) for b in m0.blocks_)
+            blocks = torch.zeros(self.R, self.k, self.L, dtype=torch.int64)
+            for r, m in enumerate(models):
+                for t, b in enumerate(m.blocks_):
+                    blocks[r, t, :len(b)] = b
+            self.blocks = blocks.to(device)
+            self.lengths = torch.tensor([len(b) for b in m0.blocks_], dtype=torch.int64, device=device)
+        k, B, zd = self.k, self.B, self.zd
+        sizes = {ROWS: k * self.L, Z: k * B * zd, NOISE: k * 2 * B, E: k * B, G_Z: B * zd}
+        if self.cond:
+            sizes[G_ROWS] = self.N
+        self.draws = Draws(stream_keys([int(m.config.seed) for m in models], STREAM_ID, device), sizes)
+
+    def __call__(self, it: int):
+        R, k, B, zd = self.R, self.k, self.B, self.zd
+        w = self.draws(it)
+        order = as_permutation(w[ROWS].reshape(R, k, self.L), self.lengths, first=B)
+        rows = order if self.blocks is None else torch.gather(self.blocks, 2, order)
+        z = as_uniform(w[Z]).reshape(R, k, B, zd) * 2.0 - 1.0
+        noise = as_normal(w[NOISE]).reshape(R, k, 2 * B)
+        e = as_uniform(w[E]).reshape(R, k, B, 1)
+        g_rows = as_permutation(w[G_ROWS], first=B) if self.cond else None
+        g_z = as_uniform(w[G_Z]).reshape(R, B, zd) * 2.0 - 1.0
+        return rows, z, noise, e, g_rows, g_z
+
+
+def _run_group(models: list[WganGenerator], device: torch.device, on_done: Callable[[int], None] | None,
+               streams: str = "torch") -> None:
     R, m0 = len(models), models[0]
     N = int(m0.X_.shape[0])
     k, B, zd, T = m0.num_teachers_, m0.batch_size_, m0.z_dim_, m0.max_iter_
@@ -225,6 +288,14 @@ def _run_group(models: list[WganGenerator], device: torch.device, on_done: Calla
     seen = np.zeros((R, k, N), dtype=bool)
     flips = torch.zeros(R, T, dtype=torch.int64)
     gens = [m.train_gen for m in models]
+    counter = _CounterDraws(models, device) if streams == "counter" else None
+    if counter is not None:  # draws, flips and rows seen stay on the device
+        base_dev = base.to(device)
+        flips_dev = torch.zeros(R, T, dtype=torch.int64, device=device)
+        seen_dev = torch.zeros(R, k, N, dtype=torch.bool, device=device)
+        ar3_dev, at3_dev = ar[:, :, None], torch.arange(k, device=device)[None, :, None]
+    for m in models:
+        m.trace.extra["streams"] = streams
 
     # per-iteration draw buffers (CPU; filled replica by replica from each replica's own stream)
     perm = torch.empty(R, k, N, dtype=torch.int64)
@@ -240,7 +311,12 @@ def _run_group(models: list[WganGenerator], device: torch.device, on_done: Calla
     finished = False
     try:
         for it in range(T):
-            for r, g in enumerate(gens):  # the single fit's order of draws (see WganGenerator._fit)
+            if counter is not None:  # one call for every replica and draw kind
+                rows_d, z_d, noise_d, e_d, g_rows_d, g_z_d = counter(it)
+                M_d = ((base_dev + noise_d * sigma) > 0.5).to(torch.float32)
+                flips_dev[:, it] = (M_d != base_dev).sum(dim=(1, 2))
+                seen_dev[ar3_dev, at3_dev, rows_d] = True
+            for r, g in enumerate(gens if counter is None else ()):  # the single fit's order of draws (see WganGenerator._fit)
                 m = models[r]
                 for t in range(k):
                     if all_rows:  # _draw_rows: randperm(N)[:B]
@@ -253,14 +329,17 @@ def _run_group(models: list[WganGenerator], device: torch.device, on_done: Calla
                 if cond:
                     torch.randperm(N, generator=g, out=g_perm[r])
                 torch.rand(B, zd, generator=g, out=g_z[r])
-            if all_rows:
-                rows.copy_(perm[:, :, :B])
-            M = ((base + noise * sigma) > 0.5).to(torch.float32)  # [R, k, 2B], as _critic_step
-            flips[:, it] = (M != base).sum(dim=(1, 2))
-            seen[ar3, at3, rows.numpy()] = True
-            rows_d = rows.to(device)
-            z_d = (z * 2.0 - 1.0).to(device)
-            M_d, e_d = M.to(device), e.to(device)
+            if counter is None:
+                if all_rows:
+                    rows.copy_(perm[:, :, :B])
+                M = ((base + noise * sigma) > 0.5).to(torch.float32)  # [R, k, 2B], as _critic_step
+                flips[:, it] = (M != base).sum(dim=(1, 2))
+                seen[ar3, at3, rows.numpy()] = True
+                rows_d = rows.to(device)
+                z_d = (z * 2.0 - 1.0).to(device)
+                M_d, e_d = M.to(device), e.to(device)
+                g_rows_d = g_perm[:, :B].to(device) if cond else None
+                g_z_d = (g_z * 2.0 - 1.0).to(device)
 
             for t in range(k):  # the critic steps (WganGenerator._critic_step, batched)
                 rt = rows_d[:, t]
@@ -289,8 +368,8 @@ def _run_group(models: list[WganGenerator], device: torch.device, on_done: Calla
                 opt_D.step()
 
             # the generator step (WganGenerator._generator_step, batched); only G's gradients
-            y = C[ar, g_perm[:, :B].to(device)] if cond else None
-            fake = G(_with_cond((g_z * 2.0 - 1.0).to(device), y))
+            y = C[ar, g_rows_d] if cond else None
+            fake = G(_with_cond(g_z_d, y))
             loss_g = -D(_with_cond(fake, y))[..., 0].mean(dim=1).sum()
             grads = torch.autograd.grad(loss_g, g_params)
             for p, gr in zip(g_params, grads):
@@ -300,6 +379,8 @@ def _run_group(models: list[WganGenerator], device: torch.device, on_done: Calla
                 m._after_iteration(it)
         finished = True
     finally:
+        if counter is not None:
+            seen, flips = seen_dev.cpu().numpy(), flips_dev.cpu()
         for r, m in enumerate(models):  # as _fit's finally block
             G.write_back(r, m.G)
             D.write_back(r, m.D)

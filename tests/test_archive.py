@@ -13,6 +13,7 @@ import pytest
 from pategan_audit import archive, provenance, runner
 from pategan_audit.auditing.bounds import AttackCounts, eps_lower
 from pategan_audit.auditing.profiles import get_profile as audit_profile
+from pategan_audit.auditing.summaries import near_ceiling
 from pategan_audit.runner import _jsonable
 
 
@@ -530,3 +531,51 @@ def test_best25_cells_run_epileptic_and_isolet_at_the_papers_best_of_25_and_1000
     assert {c.epsilon for c in synth} == {1.0} and {c.adaboost for c in cells} == {TABLES_ADABOOST}
     assert synth[0].implementation == "corrected" and synth[-1].implementation == "synthcity"
     assert "utility_best25_large" in archive.RESUMABLE
+
+
+def test_past_ceiling_cells_are_the_archived_channels_near_the_ceiling():
+    """PAST_CEILING_CELLS is the rule applied to the committed 1,000-per-world archives (and the
+    rule discriminates: at half the margin borealis' GroundHog 4.61 drops out)."""
+    records = pd.concat([_committed(n).records for n in archive.CEILING_SOURCES], ignore_index=True)
+    listed = {(a, i, c) for a, cells in archive.PAST_CEILING_CELLS.items() for i, c in cells}
+    assert near_ceiling(records, margin=archive.CEILING_MARGIN) == listed
+    assert ("groundhog", "borealis", "paper") not in near_ceiling(records, margin=0.05)
+    assert not any(a == "querybased" and c == "paper" for a, _, c in listed)
+
+
+def test_past_ceiling_profiles_keep_the_papers_attack_and_grow_only_the_test_split():
+    big, cpu, large = audit_profile("ceiling10k"), audit_profile("ceiling2k"), audit_profile("large")
+    assert big.split == (400, 200, 10_000) and cpu.split == (400, 200, 2_000)
+    assert big.split[:2] == cpu.split[:2] == large.split[:2]
+    assert big.ceiling() == pytest.approx(7.905, abs=1e-3) and cpu.ceiling() == pytest.approx(6.295, abs=1e-3)
+    for name in ("ceiling10k", "ceiling2k"):
+        assert archive.ARCHIVE_PROFILES[f"audit_past_ceiling_{'querybased' if name == 'ceiling10k' else 'groundhog'}"] == name
+    with pytest.raises(ValueError, match="adding up to n_per_world"):
+        dataclasses.replace(large, outputs=(400, 200, 300))
+
+
+def test_an_uneven_split_trains_the_same_attack_and_tests_on_more_outputs(use_cache, tmp_path):
+    """With outputs (2, 1, 4) at 7 per world the forest and threshold are those of the 2 : 1 : 2 game
+    at 5 per world (the same first shadow models, the same seed); only the test counts grow."""
+    from pategan_audit.auditing.audit import make_settings, run_setting
+
+    use_cache(tmp_path / "cache")
+    small = audit_profile("smoke")
+    wide = dataclasses.replace(small, name="smoke-wide", n_per_world=7, outputs=(2, 1, 4))
+    [setting] = make_settings(small, attacks=("querybased",), implementations=("updated",), channels=("fixed_size",))
+    a = {r["method"]: r for r in run_setting(setting, small, options=runner.RunOptions(n_jobs=1))}
+    b = {r["method"]: r for r in run_setting(setting, wide, options=runner.RunOptions(n_jobs=1))}
+    for m in a:
+        assert (a[m]["n_train"], a[m]["n_valid"], a[m]["n_test"]) == (2, 1, 2)
+        assert (b[m]["n_train"], b[m]["n_valid"], b[m]["n_test"]) == (2, 1, 4)
+        assert [a[m][k] for k in ("threshold", "direction", "valid_FP", "valid_TN", "valid_FN", "valid_TP")] == \
+               [b[m][k] for k in ("threshold", "direction", "valid_FP", "valid_TN", "valid_FN", "valid_TP")]
+        assert b[m]["test_FP"] + b[m]["test_TN"] == b[m]["test_FN"] + b[m]["test_TP"] == 4
+
+
+def test_past_ceiling_archive_runs_its_cells_at_smoke(tmp_path, use_cache):
+    use_cache(tmp_path / "cache")
+    a = archive.run_archive("audit_past_ceiling_querybased", profile="smoke", n_jobs=1, directory=tmp_path)
+    got = list(dict.fromkeys(zip(a.records["implementation"], a.records["channel"])))
+    assert got == list(archive.PAST_CEILING_CELLS["querybased"]) and a.meta["complete"]
+    assert a.meta["cells"] == [list(c) for c in archive.PAST_CEILING_CELLS["querybased"]] and a.meta["cells_rule"]

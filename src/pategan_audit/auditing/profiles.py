@@ -51,7 +51,11 @@ ALL_FINDINGS = ("O1", "O2", "O3", "O4", "O5", "O6", "O9", "O10")
 class AuditProfile:
     """Knobs of one audit run (all code paths are the same at every scale).
 
-    n_per_world: shadow models per world and setting (split 2 : 1 : 2).
+    n_per_world: shadow models per world and setting (split 2 : 1 : 2 unless ``outputs`` says otherwise).
+    outputs: (train, validation, test) outputs per world when they are not the 2 : 1 : 2 split of
+        ``n_per_world`` (they must add up to it): the audits past the ceiling keep the attack's
+        training and validation at the paper's 400 / 200 and spend every further model on the test
+        split, which alone sets the ceiling.
     querybased_iterations / groundhog_iterations: training iterations (cap) per shadow model.
     iteration_caps: ((attack, implementation, iterations), ...) — per-preset exceptions to the
         two counts above (cost reductions; stated in captions).
@@ -81,9 +85,15 @@ class AuditProfile:
     methods: tuple[str, ...] = ("clopper_pearson", "bayesian")
     alpha: float = 0.1
     description: str = ""
+    outputs: tuple[int, int, int] | None = None
 
     def __post_init__(self) -> None:
         split_sizes(self.n_per_world)  # validates
+        if self.outputs is not None:
+            if (len(self.outputs) != 3 or not all(isinstance(n, int) and n >= 1 for n in self.outputs)
+                    or sum(self.outputs) != self.n_per_world):
+                raise ValueError(f"profile {self.name!r}: outputs must be three positive ints (train, validation, test) "
+                                 f"adding up to n_per_world={self.n_per_world}, got {self.outputs!r}")
         for entry in self.iteration_caps:
             if len(entry) != 3 or not (isinstance(entry[2], int) and entry[2] >= 1):
                 raise ValueError(f"iteration_caps entries are (attack, implementation, iterations >= 1), got {entry!r}")
@@ -91,7 +101,7 @@ class AuditProfile:
     @property
     def split(self) -> tuple[int, int, int]:
         """(train, validation, test) outputs per world."""
-        return split_sizes(self.n_per_world)
+        return self.outputs if self.outputs is not None else split_sizes(self.n_per_world)
 
     def iterations(self, attack: str, implementation: str | None = None) -> int:
         """Training iterations (cap) of ``implementation``'s shadow models on ``attack``."""
@@ -173,6 +183,20 @@ AUDIT_PROFILES: dict[str, AuditProfile] = {
                           ablation_findings=tuple((a, i, ALL_FINDINGS) for a in ("querybased", "groundhog")
                                                   for i in ABLATION_PRESETS),
                           description="the authors' scale: 1,000 shadow models per world, 100 / 1,000 iterations, full ablation"),
+    "ceiling10k": AuditProfile("ceiling10k", n_per_world=10_600, querybased_iterations=100, groundhog_iterations=1000,
+                               target_candidates=64, target_models=100, target_iterations=1000,
+                               iteration_caps=(("querybased", "synthcity", 20),), ablation_attacks=(),
+                               outputs=(400, 200, 10_000),
+                               description="past the ceiling: 10,600 shadow models per world, the attack trained and "
+                                           "validated on the first 400 / 200 as at the paper's 1,000 (the same models, so "
+                                           "the same attack) and tested on 10,000; iterations as large"),
+    "ceiling2k": AuditProfile("ceiling2k", n_per_world=2_600, querybased_iterations=100, groundhog_iterations=1000,
+                              target_candidates=64, target_models=100, target_iterations=1000,
+                              iteration_caps=(("querybased", "synthcity", 20),), ablation_attacks=(),
+                              outputs=(400, 200, 2_000),
+                              description="past the ceiling on CPU: 2,600 shadow models per world, the attack trained "
+                                          "and validated on the first 400 / 200 as at the paper's 1,000 and tested on "
+                                          "2,000; iterations as large"),
 }
 
 

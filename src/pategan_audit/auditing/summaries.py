@@ -16,9 +16,10 @@ import math
 
 import pandas as pd
 
+from .bounds import perfect_attack_ceiling
 from .settings import CHANNELS
 
-__all__ = ["channel_table", "channel_sentences", "ablation_table"]
+__all__ = ["channel_table", "channel_sentences", "ablation_table", "near_ceiling"]
 
 _NEEDED = ["attack", "implementation", "channel", "variant", "method", "epsilon_emp", "auc", "run_id"]
 
@@ -134,3 +135,15 @@ def ablation_table(records: pd.DataFrame, *, method: str = "clopper_pearson",
                          "Δε vs as benchmarked": float(r["epsilon_emp"] - b["epsilon_emp"]) if b is not None else math.nan,
                          "outputs": effect})
     return pd.DataFrame(rows).set_index(["attack", "implementation", "variant"])
+
+
+def near_ceiling(records: pd.DataFrame, *, margin: float = 0.2, alpha: float = 0.1) -> set[tuple[str, str, str]]:
+    """(attack, implementation, channel) of the ``as benchmarked`` Clopper-Pearson records whose
+    ε_emp is within ``margin`` of the ceiling their own test split allows, the paper's Querybased
+    game excluded (a constant generator reaches the ceiling there through the output size alone,
+    so a higher ceiling measures nothing): the channels to audit with more test outputs."""
+    r = records[(records["method"] == "clopper_pearson") & (records["variant"] == "as benchmarked")
+                & ~((records["attack"] == "querybased") & (records["channel"] == "paper"))]
+    return {(a, i, c) for a, i, c, n, e, d in r[["attack", "implementation", "channel", "n_test", "epsilon_emp", "delta"]]
+            .itertuples(index=False, name=None)
+            if e >= perfect_attack_ceiling(n_per_world=int(n), alpha=alpha, delta=float(d)) - margin}

@@ -47,6 +47,10 @@ FEEDS: dict[str, str] = {
     "utility_variants_large": "Tables 6, 11, 12",
     "traces_paper": "Figures 2, 3, 4, 11",
     "utility_mnist_large": "Figure 10 (MNIST)",
+    "audit_past_ceiling_querybased": "Figure 5a past the ceiling: 10,000 test outputs per world where 1,000 hit it "
+                                     "(beyond the paper)",
+    "audit_past_ceiling_groundhog": "Figure 5b past the ceiling: 2,000 test outputs per world where 1,000 hit it "
+                                    "(beyond the paper)",
 }
 
 COLUMNS = ("archive", "feeds", "protocol", "status", "compute", "machine", "code", "regenerate")

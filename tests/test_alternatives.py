@@ -168,3 +168,18 @@ def test_dp_domain_with_too_little_budget_says_what_to_change(cervical):
     df, _ = cervical
     with pytest.raises(ValueError, match="raise domain_share or epsilon"):
         PrivBayes(epsilon=0.1, bins=4, domain="dp", model_kwargs=FAST).fit(df)
+
+
+def test_dp_domain_reraises_a_type_error_that_is_not_the_failed_bounds_estimate(cervical, monkeypatch):
+    """Only the bounds estimate's (None, None) becomes the budget message; any other TypeError in
+    a 'dp' fit (a bug, an API change) surfaces as itself."""
+    pytest.importorskip("dpmm")
+    from dpmm.pipelines.base import GenerativePipeline
+
+    def broken(self, *args, **kwargs):
+        raise TypeError("fit() got an unexpected keyword argument 'domain'")
+
+    monkeypatch.setattr(GenerativePipeline, "fit", broken)
+    df, _ = cervical
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        PrivBayes(epsilon=1.0, bins=4, domain="dp", model_kwargs=FAST).fit(df)

@@ -253,8 +253,8 @@ class DPMMGenerator:
             else:
                 pipeline.fit(data, domain=domain, random_state=state)
         except TypeError as err:
-            if self.domain != "dp":
-                raise
+            if self.domain != "dp" or "NoneType" not in str(err):
+                raise  # only the failed bounds estimate (arithmetic on its (None, None)) is the budget's fault
             raise ValueError(  # dpmm's approx_bounds returns (None, None) when no noisy count clears its threshold
                 f"dpmm's DP bounds estimate found no bounds for a column with domain_share={self.domain_share} of "
                 f"epsilon={self.epsilon} split over the numeric columns; raise domain_share or epsilon, use fewer "

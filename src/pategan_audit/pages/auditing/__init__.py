@@ -11,6 +11,7 @@ module           builders                                                       
 ``targets``      ``target_selection``                                                 GroundHog target (implementation notes §audit.groundhog)
 ``figure5``      ``figure5``, ``figure5_table``, ``figure12``, ``null_floor``         Figures 5, 12
 ``paper_scale``  ``figure5_large``, ``figure12_large``, ``channels_large``            Figures 5, 12 (archives)
+``past_ceiling`` ``past_ceiling``                                                     Figure 5 past its ceiling (archives)
 ``channels``     ``channels``                                                         side channels (implementation notes §audit.channels)
 ``diagnostics``  ``synthcity_categories``, ``released_rows``                          (beyond the paper)
 ``corrected``    ``corrected_profile``, ``corrected_large``, ``corrected``            §7's fixes
@@ -38,6 +39,7 @@ from . import (
     figure5,
     limits,
     paper_scale,
+    past_ceiling,
     scorecard,
     targets,
     verdicts,
@@ -45,5 +47,5 @@ from . import (
 from .context import AuditPage, profile_summary, runs_text, start_page
 
 __all__ = ["AuditPage", "ablation", "aggregators", "archived_runs", "calibration", "channels", "compute", "corrected",
-           "diagnostics", "figure5", "limits", "paper_scale", "profile_summary", "runs_text", "scorecard", "start_page",
+           "diagnostics", "figure5", "limits", "paper_scale", "past_ceiling", "profile_summary", "runs_text", "scorecard", "start_page",
            "targets", "verdicts"]

@@ -17,7 +17,8 @@ import pandas as pd
 
 from .theme import ANNOTATION_FONT_PT, IMPLEMENTATION_COLORS, axes_of, ordered_names
 
-__all__ = ["ATTACK_TITLES", "CHANNEL_COLORS", "CHANNEL_LABELS", "plot_epsilon_bars", "plot_figure5", "plot_ablation", "plot_channels"]
+__all__ = ["ATTACK_TITLES", "CHANNEL_COLORS", "CHANNEL_LABELS", "plot_epsilon_bars", "plot_figure5", "plot_ablation", "plot_channels",
+           "plot_past_ceiling"]
 
 ATTACK_TITLES = {"querybased": "(a) Querybased, worst-case dataset", "groundhog": "(b) GroundHog, Cervical Cancer"}
 _EPS_LABEL = r"$\varepsilon_{emp}$"
@@ -210,5 +211,51 @@ def plot_channels(
                  [CHANNEL_COLORS[c] for c in series], epsilon=epsilon, ceiling=ceiling)
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
         ax.set_title(ATTACK_TITLES[attack])
+    fig.tight_layout()
+    return fig
+
+
+def plot_past_ceiling(table: pd.DataFrame, *, reference: Mapping[str, Mapping[str, float]] | None = None,
+                      epsilon: float = 1.0):
+    """The audits past the ceiling: per (implementation, channel) of each attack, ε_emp at 1,000
+    shadow models per world (light bar) and with the larger test split (dark bar), each bar's own
+    ceiling as a grey tick, and the paper's value (black tick) where the channel is the paper's.
+    ``table``: :func:`pategan_audit.auditing.past_ceiling.past_ceiling_table`."""
+    _check(table, ["attack", "implementation", "channel", "ε_emp before", "ceiling before", "ε_emp", "ceiling"],
+           "plot_past_ceiling")
+    attacks = [a for a in ATTACK_TITLES if a in set(table["attack"])]
+    if not attacks:
+        raise ValueError("plot_past_ceiling: the table has no rows")
+    heights = [len(table[table["attack"] == a]) for a in attacks]
+    fig, axes = plt.subplots(len(attacks), 1, figsize=(6.4, 1.2 + 0.75 * sum(heights) + 0.9 * len(attacks)),
+                             squeeze=False, gridspec_kw={"height_ratios": heights})
+    for ax, attack in zip(axes[:, 0], attacks):
+        part = table[table["attack"] == attack].reset_index(drop=True)
+        y = np.arange(len(part))[::-1].astype(float)
+        colors = [IMPLEMENTATION_COLORS.get(n, (0.5, 0.5, 0.5)) for n in part["implementation"]]
+        before = part["ε_emp before"].astype(float).fillna(0.0)
+        ax.barh(y + 0.2, before, height=0.36, color=colors, alpha=0.35, edgecolor="black", linewidth=0.5,
+                label="1,000 per world (400 test outputs)")
+        ax.barh(y - 0.2, part["ε_emp"], height=0.36, color=colors, edgecolor="black", linewidth=0.5,
+                label=f"{int(part['test outputs'].iloc[0]):,} test outputs per world")
+        for yi, b, cb, a, ca in zip(y, before, part["ceiling before"], part["ε_emp"], part["ceiling"]):
+            ax.text(b, yi + 0.2, f" {b:.2f}", va="center", ha="left", fontsize=ANNOTATION_FONT_PT)
+            ax.text(a, yi - 0.2, f" {a:.2f}", va="center", ha="left", fontsize=ANNOTATION_FONT_PT)
+            for v, off in ((cb, 0.2), (ca, -0.2)):
+                if pd.notna(v):
+                    ax.plot([v, v], [yi + off - 0.2, yi + off + 0.2], color="grey", linewidth=2)
+        ref = (reference or {}).get(attack, {})
+        marks = [(yi, ref[n]) for yi, n, c in zip(y, part["implementation"], part["channel"])
+                 if c == "paper" and ref.get(n) is not None]
+        if marks:
+            ax.scatter([m[1] for m in marks], [m[0] for m in marks], marker="|", s=260, color="black", zorder=3,
+                       label="paper")
+        ax.plot([], [], color="grey", linewidth=2, label="ceiling of each bar's test split")
+        ax.set_yticks(y, [f"{n}\n{c}" for n, c in zip(part["implementation"], part["channel"])])
+        ax.set_xlabel(_EPS_LABEL)
+        ax.axvline(epsilon, color="black", linestyle="--", linewidth=1, label=rf"$\varepsilon$ = {epsilon:g}")
+        ax.set_xlim(0, 1.18 * max([epsilon, *part["ceiling"], *part["ε_emp"]]))
+        ax.set_title(ATTACK_TITLES[attack])
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28 if len(part) > 2 else -0.45), ncol=2)
     fig.tight_layout()
     return fig

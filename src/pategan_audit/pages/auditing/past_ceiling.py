@@ -1,0 +1,34 @@
+"""Past the ceiling (``ganev2025elusive`` §6.2, Figure 5): where the paper-scale audit was perfect,
+the same attack tested on 10,000 (Querybased) or 2,000 (GroundHog, CPU) outputs per world, read
+back from the archives through :mod:`pategan_audit.auditing.past_ceiling` (never recomputed by the
+page): the figure, the table and one sentence per cell.
+"""
+from __future__ import annotations
+
+from ...auditing import past_ceiling as P
+from ..blocks import Block, SaveTable, ShowTable, Text, archive_missing, figure
+from ..plotting.auditing import plot_past_ceiling
+from .context import AuditPage
+from .figure5 import paper_by_attack
+
+__all__ = ["SHOWN", "COSTS", "past_ceiling"]
+
+#: what each archive costs on two CPU cores (the archived training seconds at 1,000 per world, scaled)
+COSTS = {"audit_past_ceiling_querybased": "about 3 core-hours, synthcity most of it",
+         "audit_past_ceiling_groundhog": "about 8 core-hours on CPU, synthcity most of it"}
+
+SHOWN = ["attack", "implementation", "channel", "ε_emp before", "ceiling before", "ε_emp", "ceiling", "status",
+         "Bayesian", "Bayesian ceiling", "GDP μ_lo", "GDP ε if Gaussian", "AUC", "same attack", "opened by"]
+
+
+def past_ceiling(page: AuditPage, directory=None) -> list[Block]:
+    """The audits past the ceiling (figure, table, sentences), or what is not archived yet."""
+    table = P.past_ceiling_table(directory, epsilon=page.eps)
+    done = set(table["attack"]) if not table.empty else set()
+    missing = [archive_missing(name, COSTS[name]) for name, attack in P.PAST_CEILING_ARCHIVES.items()
+               if attack not in done]
+    if table.empty:
+        return missing
+    save, show = figure("past_ceiling", plot_past_ceiling(table, reference=paper_by_attack(), epsilon=page.eps))
+    return [save, SaveTable("past_ceiling", table), ShowTable(table[SHOWN].round(2)),
+            Text("\n".join(f"* {s}" for s in P.leak_sentences(table, epsilon=page.eps))), *missing, show]

@@ -1,0 +1,90 @@
+"""The audits past the ceiling read back (pategan_audit.auditing.past_ceiling), on small archives
+written into a temp folder: the table sets the 1,000-per-world value beside the larger game's, says
+whether the attack is the archived one, whether the new game is still perfect, and which fix of
+the ablation closes the channel."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from pategan_audit import archive
+from pategan_audit.auditing import past_ceiling as P
+from pategan_audit.auditing.bounds import perfect_attack_ceiling
+
+
+def _rows(impl, channel, eps_cp, *, n_test, auc=1.0, threshold=0.5, variant="as benchmarked", attack="querybased"):
+    base = {"attack": attack, "implementation": impl, "channel": channel, "variant": variant, "n_test": n_test,
+            "alpha": 0.1, "delta": 1e-5, "auc": auc, "gdp_mu_lo": 3.0, "gdp_epsilon_lo": 12.0, "train_seconds": 10.0,
+            "threshold": threshold, "direction": "s", "valid_FP": 0, "valid_TN": 200, "valid_FN": 0, "valid_TP": 200}
+    return [{**base, "method": "clopper_pearson", "epsilon_emp": eps_cp},
+            {**base, "method": "bayesian", "epsilon_emp": eps_cp + 1.0}]
+
+
+@pytest.fixture()
+def store(tmp_path):
+    c400, c10k = perfect_attack_ceiling(n_per_world=400), perfect_attack_ceiling(n_per_world=10_000)
+    after = pd.DataFrame(_rows("original", "fixed_size", 6.1, n_test=10_000, auc=0.95)
+                         + _rows("turing", "fixed_size", c10k, n_test=10_000)
+                         + _rows("synthcity", "controlled", c10k, n_test=10_000, threshold=0.7))
+    archive.write_archive("audit_past_ceiling_querybased", after, {"profile": "ceiling10k"}, directory=tmp_path)
+    before = pd.DataFrame(_rows("original", "fixed_size", 4.55, n_test=400, auc=0.95)
+                          + _rows("turing", "fixed_size", c400, n_test=400))
+    archive.write_archive("audit_querybased_fixed_size_large", before, {"profile": "large"}, directory=tmp_path)
+    controlled = pd.DataFrame(_rows("synthcity", "controlled", c400, n_test=400, threshold=0.6))
+    archive.write_archive("audit_querybased_controlled_large", controlled, {"profile": "large"}, directory=tmp_path)
+    ablation = pd.DataFrame(
+        _rows("original", "fixed_size", 4.55, n_test=400) + _rows("original", "fixed_size", 0.0, n_test=400, variant="V10 fixed")
+        + _rows("original", "fixed_size", 4.55, n_test=400, variant="V3 fixed")
+        + _rows("original", "fixed_size", 0.0, n_test=400, variant="all fixed")
+        + _rows("turing", "fixed_size", c400, n_test=400) + _rows("turing", "fixed_size", c400, n_test=400, variant="V6 fixed")
+        + _rows("turing", "fixed_size", c400, n_test=400, variant="all fixed"))
+    archive.write_archive("audit_ablation_querybased_large", ablation, {"profile": "large"}, directory=tmp_path)
+    return tmp_path
+
+
+def test_table_sets_each_cell_beside_its_paper_scale_value(store):
+    t = P.past_ceiling_table(store).set_index(["implementation", "channel"])
+    assert list(t.index) == [("original", "fixed_size"), ("turing", "fixed_size"), ("synthcity", "controlled")]
+    o = t.loc[("original", "fixed_size")]
+    assert o["ε_emp before"] == 4.55 and o["ε_emp"] == 6.1 and o["test outputs"] == 10_000
+    assert o["ceiling"] == pytest.approx(7.905, abs=1e-3) and o["ceiling before"] == pytest.approx(4.682, abs=1e-3)
+    assert o["status"] == "below the ceiling" and t.loc[("turing", "fixed_size"), "status"] == "at the new ceiling"
+    assert o["Bayesian"] == pytest.approx(7.1) and o["GDP ε if Gaussian"] == 12.0
+
+
+def test_same_attack_is_read_from_threshold_and_validation_counts(store):
+    t = P.past_ceiling_table(store).set_index("implementation")
+    assert bool(t.loc["original", "same attack"]) and bool(t.loc["turing", "same attack"])
+    assert not bool(t.loc["synthcity", "same attack"])  # thresholds 0.7 against the archived 0.6
+
+
+def test_what_opens_the_channel_comes_from_the_ablation_in_that_channel(store):
+    t = P.past_ceiling_table(store).set_index("implementation")
+    assert t.loc["original", "opened by"] == "closed by fixing V10 alone"
+    assert t.loc["turing", "opened by"].startswith("no single fix closes it; all fixed: 4.68")
+    assert t.loc["synthcity", "opened by"] == "the ablation ran in the fixed_size channel only"
+
+
+def test_sentences_say_leaks_at_least_and_whether_the_attack_is_still_perfect(store):
+    s = P.leak_sentences(P.past_ceiling_table(store))
+    assert s[0].startswith("**original** leaks at least **6.10**") and "below the new ceiling 7.90" in s[0]
+    assert "still perfect on 10,000 test outputs per world" in s[1] and "closed by" not in s[1]
+
+
+def test_no_archive_gives_an_empty_table(tmp_path):
+    assert P.past_ceiling_table(tmp_path).empty
+
+
+def test_page_shows_the_figure_table_and_says_which_archive_has_not_run(store):
+    import types
+
+    from pategan_audit.pages.auditing.past_ceiling import past_ceiling
+    from pategan_audit.pages.blocks import ShowFigure, ShowTable, Text
+
+    blocks = past_ceiling(types.SimpleNamespace(eps=1.0), directory=store)
+    texts = [b.markdown for b in blocks if isinstance(b, Text)]
+    assert any("`audit_past_ceiling_groundhog` has not run yet" in t for t in texts)
+    assert not any("audit_past_ceiling_querybased` has not run" in t for t in texts)
+    assert any(isinstance(b, ShowTable) for b in blocks) and isinstance(blocks[-1], ShowFigure)
+    fig = blocks[-1].figure
+    assert [ax.get_title() for ax in fig.axes] == ["(a) Querybased, worst-case dataset"]

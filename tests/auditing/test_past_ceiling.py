@@ -88,3 +88,17 @@ def test_page_shows_the_figure_table_and_says_which_archive_has_not_run(store):
     assert any(isinstance(b, ShowTable) for b in blocks) and isinstance(blocks[-1], ShowFigure)
     fig = blocks[-1].figure
     assert [ax.get_title() for ax in fig.axes] == ["(a) Querybased, worst-case dataset"]
+
+
+def test_the_implementation_verdict_names_the_largest_leak_measured_past_the_ceiling(store):
+    from pategan_audit.auditing.verdicts import implementation_verdicts
+
+    idx = pd.MultiIndex.from_tuples([("original", "querybased"), ("turing", "querybased")],
+                                    names=["implementation", "attack"])
+    fig5 = pd.DataFrame({"ε_emp ours": [4.68, 4.68], "ε_emp same size": [4.55, 4.68], "ε_emp controlled": [0.0, 0.0]},
+                        index=idx)
+    v = implementation_verdicts(fig5, past=P.past_ceiling_table(store))
+    assert v.loc["original", "leaks at least (past the ceiling)"] == (
+        "6.10 in querybased fixed_size (10,000 test outputs per world, below its ceiling 7.90)")
+    assert "still perfect: at its ceiling 7.90" in v.loc["turing", "leaks at least (past the ceiling)"]
+    assert "leaks at least (past the ceiling)" not in implementation_verdicts(fig5).columns

@@ -162,9 +162,11 @@ def figure5_table(records: pd.DataFrame, reference: pd.DataFrame, *, epsilon: fl
 
 
 def implementation_verdicts(table: pd.DataFrame, aggregators: pd.DataFrame | None = None, *,
-                            epsilon: float = 1.0) -> pd.DataFrame:
+                            epsilon: float = 1.0, past: pd.DataFrame | None = None) -> pd.DataFrame:
     """One verdict per implementation from :func:`figure5_table` (both attacks, every channel)
-    and, where given, the vote-aggregator audit (:func:`.mechanism.summary_table`)."""
+    and, where given, the vote-aggregator audit (:func:`.mechanism.summary_table`) and the audits
+    past the ceiling (``past``: :func:`.past_ceiling.past_ceiling_table`): the largest leak they
+    measured, in which channel, and whether that game was still perfect."""
     rows = []
     for impl, part in table.groupby(level="implementation", sort=False):
         part = part.droplevel("implementation")
@@ -184,7 +186,14 @@ def implementation_verdicts(table: pd.DataFrame, aggregators: pd.DataFrame | Non
         agg = ""
         if aggregators is not None and impl in aggregators.index:
             agg = str(aggregators.loc[impl, "verdict"])
-        rows.append({"implementation": impl, "black-box verdict": black_box,
+        measured = {}
+        if past is not None and not past.empty and impl in set(past["implementation"]):
+            top = past[past["implementation"] == impl].sort_values("ε_emp", ascending=False).iloc[0]
+            state = ("still perfect: at its ceiling" if top["status"] == "at the new ceiling" else "below its ceiling")
+            measured = {"leaks at least (past the ceiling)":
+                        f"{top['ε_emp']:.2f} in {top['attack']} {top['channel']} ({int(top['test outputs']):,} test "
+                        f"outputs per world, {state} {top['ceiling']:.2f})"}
+        rows.append({"implementation": impl, "black-box verdict": black_box, **measured,
                      "max ε_emp, a side channel open": paper, "max ε_emp, both closed": controlled,
                      "mechanism exceeds ε in": where or "—", "vote aggregator": agg or "no aggregator (Gaussian labels)",
                      "attacks missing": ", ".join(missing) or "—"})

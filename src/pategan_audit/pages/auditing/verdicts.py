@@ -1,8 +1,9 @@
-"""One verdict per implementation from the paper-scale archives and the vote-aggregator audit
-(:func:`pategan_audit.auditing.verdicts.implementation_verdicts`; ``ganev2025elusive`` §6.2)."""
+"""One verdict per implementation from the paper-scale archives, the audits past the ceiling and
+the vote-aggregator audit (:func:`pategan_audit.auditing.verdicts.implementation_verdicts`;
+``ganev2025elusive`` §6.2)."""
 from __future__ import annotations
 
-from ...auditing import verdicts
+from ...auditing import past_ceiling, verdicts
 from ..blocks import Block, SaveTable, ShowTable
 from .context import AuditPage
 
@@ -13,5 +14,6 @@ def implementation_verdicts(page: AuditPage) -> list[Block]:
     """The verdict table (nothing without an archive)."""
     if page.large is None or page.large.empty:
         return []
-    table = verdicts.implementation_verdicts(page.fig5_scale, page.aggregators, epsilon=page.eps)
+    table = verdicts.implementation_verdicts(page.fig5_scale, page.aggregators, epsilon=page.eps,
+                                             past=past_ceiling.past_ceiling_table(epsilon=page.eps))
     return [SaveTable("implementation_verdicts", table), ShowTable(table.round(2))]

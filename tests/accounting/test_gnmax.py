@@ -19,18 +19,20 @@ from pategan_audit.accounting.gnmax import (
     epsilon_from_rdp,
     gaussian_rdp,
     gnmax_data_dependent_rdp,
-    gnmax_local_sensitivities,
     gnmax_log_q,
-    gnmax_log_q0,
     gnmax_rdp,
+    max_queries_within_budget,
+    theorem6_rdp,
+    threshold_rdp,
+)
+from pategan_audit.accounting.smooth_sensitivity import (
+    gnmax_local_sensitivities,
+    gnmax_log_q0,
     gnmax_smooth_sensitivity,
     gnss_rdp,
-    max_queries_within_budget,
     optimal_gnss_sigma,
     release_gnmax_epsilon,
     smooth_sensitivity,
-    theorem6_rdp,
-    threshold_rdp,
 )
 
 DPACC_ORDERS = [1.5, 2.0, 8.0, 32.5, 128.0]

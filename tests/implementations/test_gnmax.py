@@ -242,8 +242,8 @@ def test_released_epsilon_is_the_gnss_release_of_the_recorded_votes():
     """eps_hat[-1] = release_gnmax_epsilon of the answered histograms at the public (λ, β, σ_s),
     with the threshold checks of every query composed in; recomputed from the recorded votes,
     both through release_gnmax_epsilon and piece by piece."""
-    from pategan_audit.accounting.gnmax import (gnmax_data_dependent_rdp, gnmax_smooth_sensitivity, gnss_rdp,
-                                                release_gnmax_epsilon)
+    from pategan_audit.accounting.gnmax import gnmax_data_dependent_rdp
+    from pategan_audit.accounting.smooth_sensitivity import gnmax_smooth_sensitivity, gnss_rdp, release_gnmax_epsilon
     from pategan_audit.implementations.gnmax import public_plan
     from pategan_audit.seeds import training_streams
 

@@ -28,6 +28,7 @@ from .gaussian import SIGMA_KINDS, gaussian_label_noise_sigma, label_flip_probab
 from .ledger import Accountant, Ledger
 from .rdp import RdpAccountant
 from . import gnmax as gnmax  # Confident-GNMax analysis (PATE 2018): accounting.gnmax.*
+from . import smooth_sensitivity as smooth_sensitivity  # its private release (GNSS): accounting.smooth_sensitivity.*
 
 __all__ = [
     "Accountant",

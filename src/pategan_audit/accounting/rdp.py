@@ -104,7 +104,7 @@ def data_dependent_epsilon(answered_votes, *, num_queries: int, sigma_threshold:
     checks charged data-independently, ``λ/(2σ₁²)`` each, plus the data-dependent RDP of GNMax (Thm 6)
     at each answered histogram (``answered_votes`` [A, m], A may be 0), converted at the best order.
 
-    A function of the votes: the value itself is not DP (publish :func:`~pategan_audit.accounting.gnmax.release_gnmax_epsilon`'s)."""
+    A function of the votes: the value itself is not DP (publish :func:`~pategan_audit.accounting.smooth_sensitivity.release_gnmax_epsilon`'s)."""
     orders = np.asarray(orders, dtype=np.float64)
     rdp = int(num_queries) * threshold_rdp(orders, sigma=sigma_threshold)
     votes = np.asarray(answered_votes, dtype=np.float64)

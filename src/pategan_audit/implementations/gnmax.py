@@ -66,7 +66,7 @@ may be published only through a DP release of it. In this mode:
   :func:`~pategan_audit.accounting.gnmax.gnmax_data_dependent_rdp`); an unanswered query
   releases nothing of GNMax and is not charged for it (Alg. 1);
 * after training, the data-dependent RDP at one order λ is released with the smooth-sensitivity
-  mechanism GNSS (§4.2, App. C, Thm 23; :func:`~pategan_audit.accounting.gnmax.release_gnmax_epsilon`):
+  mechanism GNSS (§4.2, App. C, Thm 23; :func:`~pategan_audit.accounting.smooth_sensitivity.release_gnmax_epsilon`):
   ``Σ_answered RDP_j(λ) + SS_β·σ_s·Z`` with ``Z ~ N(0, 1)`` from the DP-noise stream, plus the
   threshold checks, plus the RDP of the release itself, plus ``ln(1/δ)/(λ−1)``. λ, β and σ_s
   are fixed before training from public quantities (:func:`release_parameters`): λ is the order
@@ -95,14 +95,8 @@ from typing import ClassVar
 import numpy as np
 import torch
 
-from ..accounting.gnmax import (
-    DEFAULT_ORDERS,
-    GNMaxPrivacyRelease,
-    epsilon_from_rdp,
-    max_queries_within_budget,
-    release_gnmax_epsilon,
-    threshold_rdp,
-)
+from ..accounting.gnmax import DEFAULT_ORDERS, epsilon_from_rdp, max_queries_within_budget, threshold_rdp
+from ..accounting.smooth_sensitivity import GNMaxPrivacyRelease, release_gnmax_epsilon
 # the RDP accountant and its helpers live in accounting.rdp (and are its API, not this module's)
 from ..accounting.rdp import RdpAccountant, binary_histograms, data_dependent_epsilon, noise_for_budget, per_query_rdp
 from .corrected import Corrected, CorrectedConfig
@@ -289,7 +283,7 @@ class GNMax(Corrected):
     After ``fit``, ``guarantee_`` says what the reported ε̂ (``trace.eps_hat[-1]``) is:
     ``"data_independent"`` (default analysis): a bound that holds for every dataset, at most the
     target ε; ``"released"`` (``analysis="data_dependent"``): the DP release of the data-dependent
-    ε (``privacy_release_``, a :class:`~pategan_audit.accounting.gnmax.GNMaxPrivacyRelease` whose
+    ε (``privacy_release_``, a :class:`~pategan_audit.accounting.smooth_sensitivity.GNMaxPrivacyRelease` whose
     sensitive fields must not be published), which is not bounded by the target; the worst case
     over datasets is then ``trace.extra["eps_data_independent"]`` (the training) or
     ``trace.extra["eps_worst_case"]`` (the training and the release)."""

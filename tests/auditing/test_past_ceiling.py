@@ -14,7 +14,7 @@ from pategan_audit.auditing.bounds import perfect_attack_ceiling
 
 def _rows(impl, channel, eps_cp, *, n_test, auc=1.0, threshold=0.5, variant="as benchmarked", attack="querybased"):
     base = {"attack": attack, "implementation": impl, "channel": channel, "variant": variant, "n_test": n_test,
-            "alpha": 0.1, "delta": 1e-5, "auc": auc, "gdp_mu_lo": 3.0, "gdp_epsilon_lo": 12.0, "train_seconds": 10.0,
+            "alpha": 0.1, "delta": 1e-5, "auc": auc, "gdp_mu_lo": 3.0, "gdp_epsilon_lo": 12.0, "gdp_epsilon_ceiling": 30.0, "train_seconds": 10.0,
             "threshold": threshold, "direction": "s", "valid_FP": 0, "valid_TN": 200, "valid_FN": 0, "valid_TP": 200}
     return [{**base, "method": "clopper_pearson", "epsilon_emp": eps_cp},
             {**base, "method": "bayesian", "epsilon_emp": eps_cp + 1.0}]
@@ -49,7 +49,7 @@ def test_table_sets_each_cell_beside_its_paper_scale_value(store):
     assert o["ε_emp before"] == 4.55 and o["ε_emp"] == 6.1 and o["test outputs"] == 10_000
     assert o["ceiling"] == pytest.approx(7.905, abs=1e-3) and o["ceiling before"] == pytest.approx(4.682, abs=1e-3)
     assert o["status"] == "below the ceiling" and t.loc[("turing", "fixed_size"), "status"] == "at the new ceiling"
-    assert o["Bayesian"] == pytest.approx(7.1) and o["GDP ε if Gaussian"] == 12.0
+    assert o["Bayesian"] == pytest.approx(7.1) and o["GDP ε if Gaussian"] == 12.0 and o["GDP ε ceiling"] == 30.0
 
 
 def test_same_attack_is_read_from_threshold_and_validation_counts(store):

@@ -102,6 +102,7 @@ def past_ceiling_table(directory=None, *, epsilon: float = 1.0) -> pd.DataFrame:
                 "Bayesian ceiling": perfect_attack_ceiling(n_per_world=n_test, method="bayesian",
                                                            alpha=float(bay["alpha"]), delta=delta),
                 "GDP μ_lo": float(cp["gdp_mu_lo"]), "GDP ε if Gaussian": float(cp["gdp_epsilon_lo"]),
+                "GDP ε ceiling": float(cp.get("gdp_epsilon_ceiling", float("nan"))),
                 "AUC before": float(before["auc"]) if before is not None else None, "AUC": float(cp["auc"]),
                 "same attack": (bool(all(before[k] == cp[k] for k in _ATTACK_KEYS)) if before is not None else None),
                 "status": "at the new ceiling" if at_ceiling else "below the ceiling",

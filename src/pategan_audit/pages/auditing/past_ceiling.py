@@ -18,7 +18,7 @@ COSTS = {"audit_past_ceiling_querybased": "about 3 core-hours, synthcity most of
          "audit_past_ceiling_groundhog": "about 8 core-hours on CPU, synthcity most of it"}
 
 SHOWN = ["attack", "implementation", "channel", "ε_emp before", "ceiling before", "ε_emp", "ceiling", "status",
-         "Bayesian", "Bayesian ceiling", "GDP μ_lo", "GDP ε if Gaussian", "AUC", "same attack", "opened by"]
+         "Bayesian", "Bayesian ceiling", "GDP μ_lo", "GDP ε if Gaussian", "GDP ε ceiling", "AUC", "same attack", "opened by"]
 
 
 def past_ceiling(page: AuditPage, directory=None) -> list[Block]:

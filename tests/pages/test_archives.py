@@ -141,3 +141,9 @@ def test_the_book_build_hook_writes_the_table(tmp_path):
     text = (tmp_path / "book" / SUMMARY_TARGET / ARCHIVE_TABLE).read_text()
     assert text.startswith(f"{len(A.ARCHIVES)} archives: ")
     assert all(f"| `{name}` |" in text for name in A.ARCHIVES)
+
+
+def test_an_uneven_audit_split_is_named_in_the_protocol():
+    meta = {"profile": "ceiling10k", "profile_knobs": {"n_per_world": 10_600, "outputs": [400, 200, 10_000]},
+            "settings": [{"attack": "querybased", "implementation": "original", "iterations": 100}]}
+    assert "10,600 shadow models per world (400 / 200 / 10,000 train / validation / test)" in T.protocol(meta)

@@ -147,7 +147,9 @@ def protocol(meta: Mapping) -> str:
         if knobs.get("target_iterations"):
             parts.append(f"cap {_count(knobs['target_iterations'])}")
     elif not cells and knobs.get("n_per_world"):
-        parts.append(f"{_count(knobs['n_per_world'])} {'shadow models' if settings else 'outputs'} per world")
+        parts.append(f"{_count(knobs['n_per_world'])} {'shadow models' if settings else 'outputs'} per world"
+                     + (" ({} / {} / {} train / validation / test)".format(*map(_count, knobs["outputs"]))
+                        if knobs.get("outputs") else ""))
     parts += _settings_caps(settings)
     trace = meta.get("settings")
     if isinstance(trace, Mapping):  # the trace runs: one setting, a cap per figure

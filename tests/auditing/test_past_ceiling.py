@@ -26,7 +26,10 @@ def store(tmp_path):
     after = pd.DataFrame(_rows("original", "fixed_size", 6.1, n_test=10_000, auc=0.95)
                          + _rows("turing", "fixed_size", c10k, n_test=10_000)
                          + _rows("synthcity", "controlled", c10k, n_test=10_000, threshold=0.7))
-    archive.write_archive("audit_past_ceiling_querybased", after, {"profile": "ceiling10k"}, directory=tmp_path)
+    settings = [{"implementation": i, "channel": c} for i, c in archive.PAST_CEILING_CELLS["querybased"]]
+    archive.write_archive("audit_past_ceiling_querybased", after,
+                          {"profile": "ceiling10k", "complete": False, "settings_done": 3, "settings": settings},
+                          directory=tmp_path)
     before = pd.DataFrame(_rows("original", "fixed_size", 4.55, n_test=400, auc=0.95)
                           + _rows("turing", "fixed_size", c400, n_test=400))
     archive.write_archive("audit_querybased_fixed_size_large", before, {"profile": "large"}, directory=tmp_path)
@@ -85,6 +88,8 @@ def test_page_shows_the_figure_table_and_says_which_archive_has_not_run(store):
     texts = [b.markdown for b in blocks if isinstance(b, Text)]
     assert any("`audit_past_ceiling_groundhog` has not run yet" in t for t in texts)
     assert not any("audit_past_ceiling_querybased` has not run" in t for t in texts)
+    assert any("`audit_past_ceiling_querybased` is partial (3 of 5 settings; not yet run: synthcity fixed_size, "
+               "synthcity controlled)" in t for t in texts)
     assert any(isinstance(b, ShowTable) for b in blocks) and isinstance(blocks[-1], ShowFigure)
     fig = blocks[-1].figure
     assert [ax.get_title() for ax in fig.axes] == ["(a) Querybased, worst-case dataset"]
@@ -102,3 +107,5 @@ def test_the_implementation_verdict_names_the_largest_leak_measured_past_the_cei
         "6.10 in querybased fixed_size (10,000 test outputs per world, below its ceiling 7.90)")
     assert "still perfect: at its ceiling 7.90" in v.loc["turing", "leaks at least (past the ceiling)"]
     assert "leaks at least (past the ceiling)" not in implementation_verdicts(fig5).columns
+    assert implementation_verdicts(fig5.rename(index={"turing": "borealis"}), past=P.past_ceiling_table(store)).loc[
+        "borealis", "leaks at least (past the ceiling)"] == "—"

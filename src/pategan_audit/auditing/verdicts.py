@@ -186,7 +186,7 @@ def implementation_verdicts(table: pd.DataFrame, aggregators: pd.DataFrame | Non
         agg = ""
         if aggregators is not None and impl in aggregators.index:
             agg = str(aggregators.loc[impl, "verdict"])
-        measured = {}
+        measured = {} if past is None or past.empty else {"leaks at least (past the ceiling)": "—"}
         if past is not None and not past.empty and impl in set(past["implementation"]):
             top = past[past["implementation"] == impl].sort_values("ε_emp", ascending=False).iloc[0]
             state = ("still perfect: at its ceiling" if top["status"] == "at the new ceiling" else "below its ceiling")

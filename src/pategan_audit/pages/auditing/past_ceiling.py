@@ -5,6 +5,7 @@ page): the figure, the table and one sentence per cell.
 """
 from __future__ import annotations
 
+from ...archive import read_archive
 from ...auditing import past_ceiling as P
 from ..blocks import Block, SaveTable, ShowTable, Text, archive_missing, figure
 from ..plotting.auditing import plot_past_ceiling
@@ -24,9 +25,18 @@ SHOWN = ["attack", "implementation", "channel", "ε_emp before", "ceiling before
 def past_ceiling(page: AuditPage, directory=None) -> list[Block]:
     """The audits past the ceiling (figure, table, sentences), or what is not archived yet."""
     table = P.past_ceiling_table(directory, epsilon=page.eps)
-    done = set(table["attack"]) if not table.empty else set()
-    missing = [archive_missing(name, COSTS[name]) for name, attack in P.PAST_CEILING_ARCHIVES.items()
-               if attack not in done]
+    missing = []
+    for name in P.PAST_CEILING_ARCHIVES:
+        arch = read_archive(name, directory=directory)
+        if arch is None:
+            missing.append(archive_missing(name, COSTS[name]))
+        elif not arch.meta.get("complete", True):
+            ran = set(zip(arch.records["implementation"], arch.records["channel"]))
+            left = [f"{s['implementation']} {s['channel']}" for s in arch.meta.get("settings", [])
+                    if (s["implementation"], s["channel"]) not in ran]
+            missing.append(Text(f"*`{name}` is partial ({arch.meta.get('settings_done')} of "
+                                f"{len(arch.meta.get('settings', []))} settings; not yet run: {', '.join(left)}): "
+                                f"`python -m pategan_audit.archive {name}` resumes it.*"))
     if table.empty:
         return missing
     save, show = figure("past_ceiling", plot_past_ceiling(table, reference=paper_by_attack(), epsilon=page.eps))

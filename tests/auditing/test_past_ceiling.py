@@ -88,8 +88,8 @@ def test_page_shows_the_figure_table_and_says_which_archive_has_not_run(store):
     texts = [b.markdown for b in blocks if isinstance(b, Text)]
     assert any("`audit_past_ceiling_groundhog` has not run yet" in t for t in texts)
     assert not any("audit_past_ceiling_querybased` has not run" in t for t in texts)
-    assert any("`audit_past_ceiling_querybased` is partial (3 of 5 settings; not yet run: synthcity fixed_size, "
-               "synthcity controlled)" in t for t in texts)
+    assert any("`audit_past_ceiling_querybased` is partial (3 of 5 settings; not yet run: smartnoise fixed_size, "
+               "synthcity fixed_size)" in t for t in texts)
     assert any(isinstance(b, ShowTable) for b in blocks) and isinstance(blocks[-1], ShowFigure)
     fig = blocks[-1].figure
     assert [ax.get_title() for ax in fig.axes] == ["(a) Querybased, worst-case dataset"]

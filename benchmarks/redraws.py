@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import pandas as pd
 
-from pategan_audit import archive, runner
+from pategan_audit import archive, archive_store, runner
 from pategan_audit.runner import REPO_ROOT, atomic_write_text, single_thread
 from pategan_audit.utility.cells import UtilityCell
 
@@ -160,7 +160,7 @@ def done_pairs(records: pd.DataFrame | None) -> set[tuple[str, int]]:
 
 
 def _code_state() -> dict[str, Any]:
-    return {**archive._code_state(), "versions": archive._versions()}
+    return {**archive_store.code_at_start(), "versions": archive_store.versions()}
 
 
 def run_redraws(cells: dict[str, UtilityCell], presets: Sequence[str], seeds: Sequence[int], *,

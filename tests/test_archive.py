@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pategan_audit import archive, provenance, runner
+from pategan_audit import archive, archive_store, provenance, runner
 from pategan_audit.auditing.bounds import AttackCounts, eps_lower
 from pategan_audit.auditing.profiles import get_profile as audit_profile
 from pategan_audit.auditing.summaries import near_ceiling
 from pategan_audit.runner import _jsonable
+from pategan_audit.utility import archives as utility_archives
 
 
 def test_round_trip_is_atomic_and_keeps_meta(tmp_path):
@@ -56,6 +57,8 @@ def test_caption_states_profile_code_and_cost():
 def test_archive_module_edits_do_not_invalidate_the_cache():
 
     assert runner.computes_nothing("archive.py")
+    for bookkeeping in ("archive_store.py", "utility/archives.py", "auditing/archives.py", "traces/archives.py"):
+        assert runner.computes_nothing(bookkeeping)  # the store and the domains' archive definitions
 
 
 # -- the committed archives -----------------------------------------------------------------------
@@ -123,13 +126,13 @@ def test_resumable_archive_saves_each_setting_and_resumes(tmp_path, monkeypatch,
     name = "audit_groundhog_large"
     assert name in archive.RESUMABLE
     saves = []
-    real_write = archive.write_archive
+    real_write = archive_store.write_archive
 
     def spy(n, records, meta, **kw):
         saves.append((len(records), meta["complete"], meta["settings_done"]))
         return real_write(n, records, meta, **kw)
 
-    monkeypatch.setattr(archive, "write_archive", spy)
+    monkeypatch.setattr(archive_store, "write_archive", spy)
     full = archive.run_archive(name, profile="smoke", n_jobs=1, directory=tmp_path)
     assert len(full.records) == 7 * 2 * 2  # presets x channels x bound methods
     assert [s[2] for s in saves[:-1]] == list(range(1, 15))  # one save per finished setting
@@ -351,8 +354,8 @@ def test_a_utility_archive_saves_each_cell_as_its_worker_finishes(tmp_path, monk
     assert one.records["cell"].drop_duplicates().tolist() == order
     use_cache(tmp_path / "two")
     saves = []
-    real = archive.write_archive
-    monkeypatch.setattr(archive, "write_archive", lambda n, r, m, **k: saves.append(r["cell"].nunique()) or real(n, r, m, **k))
+    real = archive_store.write_archive
+    monkeypatch.setattr(archive_store, "write_archive", lambda n, r, m, **k: saves.append(r["cell"].nunique()) or real(n, r, m, **k))
     two = archive.run_archive(name, profile="smoke", n_jobs=2, directory=tmp_path / "b", only=["smartnoise"])
     assert saves[:-1] == list(range(1, one.meta["settings_done"] + 1))  # one save per finished cell, then the last
     key = ["cell", "model", "table", "classifier"]
@@ -367,12 +370,12 @@ def test_a_utility_archive_states_its_own_protocol_only_at_large(tmp_path, use_c
     caption stated the large sizes)."""
     use_cache(tmp_path / "cache")
     one = archive.sweep_cells("smoke")[:1]
-    runner = archive._utility_cells(lambda profile_name: one, "one cell", description="THE ARCHIVED PROTOCOL")
+    runner = utility_archives.cells_archive(lambda profile_name: one, "one cell", description="THE ARCHIVED PROTOCOL")
     _, large = runner("large", 1, None)
     _, smoke = runner("smoke", 1, None)
     assert large["profile_description"] == "THE ARCHIVED PROTOCOL"
     assert smoke["profile_description"] == "smoke run of the archive's cells, reduced (not the archived protocol)"
-    _, plain = archive._utility_cells(lambda profile_name: one, "one cell")("smoke", 1, None)
+    _, plain = utility_archives.cells_archive(lambda profile_name: one, "one cell")("smoke", 1, None)
     from pategan_audit import utility as U
     assert plain["profile_description"] == U.get_profile("smoke").description  # no description: the profile's own
 

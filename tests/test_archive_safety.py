@@ -13,7 +13,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from pategan_audit import archive
+from pategan_audit import archive, archive_store
 
 ALL = sorted(archive.ARCHIVES)
 #: one archive of each kind: utility (per preset; per cell), audit (per setting; per candidate
@@ -195,19 +195,19 @@ def test_an_interrupted_write_leaves_the_stored_archive_intact(tmp_path, monkeyp
     records.csv did), the stored records.csv and meta.json stay as they were."""
     stored = _store(tmp_path, "utility_large", "smoke")
     new = pd.DataFrame({"implementation": ["x"], "cell": ["new"], "x": [1.0]})
-    real = archive.atomic_write_text
+    real = archive_store.atomic_write_text
 
     def stopped(path, text):
         if path.name == "meta.json":
             raise KeyboardInterrupt
         return real(path, text)
 
-    monkeypatch.setattr(archive, "atomic_write_text", stopped)
+    monkeypatch.setattr(archive_store, "atomic_write_text", stopped)
     with pytest.raises(KeyboardInterrupt):
         archive.write_archive("utility_large", new, {"profile": "smoke"}, directory=tmp_path)
     assert _bytes(tmp_path / "utility_large") == stored
     assert _leftovers(tmp_path) == []
-    monkeypatch.setattr(archive, "atomic_write_text", real)
+    monkeypatch.setattr(archive_store, "atomic_write_text", real)
 
     class Unprintable:  # stopped while the meta is serialised
         def __str__(self):

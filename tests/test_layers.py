@@ -27,7 +27,7 @@ PRESENTATION = f"{PACKAGE}.pages"
 #: ``from ... import`` statement). Such an import hides an arrow of the graph from a reader and
 #: usually dodges a cycle or defers a heavy import; the count may fall, never rise. When you remove
 #: some, lower this number to the new count.
-MAX_FUNCTION_LEVEL_IMPORTS = 159
+MAX_FUNCTION_LEVEL_IMPORTS = 116
 
 _MODULE_STRING = re.compile(r"^pategan_audit(\.[A-Za-z_]\w*)+(:\w+)?$")
 
@@ -157,7 +157,9 @@ def test_the_graph_is_read(graph):
     """The parser finds what it must: a known module-level, relative and function-level import."""
     assert any(i.source == "pategan_audit.pages.scorecard" and i.target == "pategan_audit.pages.tolerances"
                and not i.in_function for i in graph)
-    assert any(i.source == "pategan_audit.archive" and i.target == "pategan_audit.traces.records" and i.in_function
+    assert any(i.source == "pategan_audit.archive" and i.target == "pategan_audit.traces.archives" and not i.in_function
+               for i in graph)
+    assert any(i.source == "pategan_audit.pages.done_right" and i.target == "pategan_audit.archive" and i.in_function
                for i in graph)
     assert any(i.source == "pategan_audit.implementations.registry" and i.string for i in graph)
 

@@ -10,6 +10,7 @@ import pytest
 
 from pategan_audit import archive
 from pategan_audit import utility as U
+from pategan_audit.utility.archives import archived_panel
 from pategan_audit.utility.run import cell_id
 
 from ._benchmarks import load_benchmark
@@ -31,7 +32,7 @@ def test_cells_are_the_archives_own_and_a_redraw_changes_only_the_seed(rd, arch)
     cells = rd.archive_cells(arch.meta)
     assert sorted(cells) == sorted(rd.PRESETS_BY_COST)
     # the archive's construction (profile large, its SAMME panel) gives the same cells
-    library = {c.implementation: c for c in archive._archived_panel(U.main_cells(
+    library = {c.implementation: c for c in archived_panel(U.main_cells(
         U.get_profile("large"), epsilon=U.MAIN_EPSILON, implementations=(*U.PAPER_IMPLEMENTATIONS, "corrected")))
         if c.dataset == "cervical_cancer"}
     assert cells == library

@@ -27,8 +27,8 @@ ALLOWED = {
     ("runner.py", "single_thread"): "one BLAS/OpenMP thread in this process itself (OMP_NUM_THREADS etc.)",
     ("datasets.py", "<module>"): "where the data live (PATEGAN_AUDIT_DATA): configuration of the data, not of a run",
     ("datasets.py", "credit_rows"): "which Credit file (PATEGAN_AUDIT_CREDIT_CSV): configuration of the data",
-    ("archive.py", "archive_dir"): "where the committed archives live (PATEGAN_AUDIT_ARCHIVE): data location",
-    ("archive.py", "_check_folder"): "names $PATEGAN_AUDIT_ARCHIVE in a refusal message",
+    ("archive_store.py", "archive_dir"): "where the committed archives live (PATEGAN_AUDIT_ARCHIVE): data location",
+    ("archive_store.py", "check_folder"): "names $PATEGAN_AUDIT_ARCHIVE in a refusal message",
 }
 
 

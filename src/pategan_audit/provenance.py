@@ -7,16 +7,18 @@ cache's :func:`~pategan_audit.runner.source_hash`) changes with every edit of an
 cannot tell an edited diagnosis from an edited preset. Here each archive is compared module by
 module, over the modules its computation depends on:
 
-* the **closure** of an archive: the modules its entry of ``archive.ARCHIVES`` imports (through
-  the functions of ``archive.py`` it calls), followed through every import, the parent packages'
+* the **closure** of an archive: the modules its definition imports (every import of the
+  domain module that defines it: ``utility/archives.py``, ``auditing/archives.py``,
+  ``traces/archives.py``; in older commits, its entry of ``archive.ARCHIVES`` through the functions
+  of ``archive.py`` it calls), followed through every import, the parent packages'
   ``__init__`` files and the modules named as strings for ``importlib``
   (``"pategan_audit.implementations.borealis:Borealis"``, or a dict's values); a dict of such
   strings keyed by preset name is followed only for the presets the archive ran (its records'
   ``implementation`` column, else its meta's ``generator``; all when neither says); what computes
   nothing (:data:`pategan_audit.runner.NOT_COMPUTING`: the ``pages`` package, reference numbers,
-  the archives' bookkeeping; the rule of the source hash too) is never entered. ``archive.py`` itself is not compared: what it chose to
-  run is recorded in the meta (profile, cells, settings), and ``run_archive``'s checks compute
-  nothing of the records;
+  the archives' bookkeeping; the rule of the source hash too) is never entered. The definitions
+  and ``archive.py`` themselves are not compared: what they chose to run is recorded in the meta
+  (profile, cells, settings), and ``run_archive``'s checks compute nothing of the records;
 * a module's hash is its git blob id (12 hex digits), so that the code of an old commit is read
   from git (``git ls-tree``, ``git cat-file``, one call each per commit, cached) and the working
   tree is hashed without git;
@@ -179,11 +181,41 @@ def _resolve(tree: Tree, dotted: str) -> list[str]:
 
 
 def _archive_roots(tree: Tree, name: str | None) -> frozenset[str] | None:
-    """Dotted modules that ``archive.py`` imports to define and run archive ``name`` (every
-    archive when None), or None when ``archive.py`` does not define it."""
+    """Dotted modules that the definition of archive ``name`` imports (every archive's when None),
+    or None when the code of ``tree`` does not define it. The definitions sit beside each domain's
+    code (:func:`_definitions`: every import of the module that defines the archive counts), or, in
+    older commits, in ``archive.py`` itself (followed through the functions its entry calls)."""
     if "archive.py" not in tree.blobs:
         return None
-    return _roots_in(tree.blobs["archive.py"], tree.sources["archive.py"], name)
+    definitions = _definitions(tree)
+    if not definitions:  # the older layout: every archive defined in archive.py
+        return _roots_in(tree.blobs["archive.py"], tree.sources["archive.py"], name)
+    chosen = [path for path, names in definitions.items() if name is None or name in names]
+    return frozenset(d for path in chosen for d in _deps(tree, path)[0]) if chosen else None
+
+
+def _definitions(tree: Tree) -> dict[str, frozenset[str]]:
+    """The modules ``archive.py`` imports that define archives (a module-level ``ARCHIVES`` dict
+    with literal names: ``utility/archives.py``, ...), each with the names it defines."""
+    found: dict[str, frozenset[str]] = {}
+    for dotted in _deps(tree, "archive.py")[0]:
+        path = (_resolve(tree, dotted) or [""])[-1]
+        if path and path != "archive.py" and path not in found:
+            names = _table_names(tree.blobs[path], tree.sources[path])
+            if names:
+                found[path] = names
+    return found
+
+
+@lru_cache(maxsize=None)
+def _table_names(blob: str, source: bytes) -> frozenset[str]:
+    """The literal keys of a module-level ``ARCHIVES = {...}`` in ``source`` (empty if none)."""
+    for node in ast.parse(source).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
+            node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(target, ast.Name) and target.id == "ARCHIVES" and isinstance(node.value, ast.Dict):
+            return frozenset(k.value for k in node.value.keys if isinstance(k, ast.Constant))
+    return frozenset()
 
 
 @lru_cache(maxsize=None)

@@ -92,8 +92,9 @@ def cache_dir(override: str | os.PathLike | None = None) -> Path:
 #: The one rule of which modules compute no result (package-relative paths; a folder covers everything
 #: under it): the presentation package ``pages`` (pages, plotting, scorecard, tolerances, diagnoses,
 #: report, parameters, display, the Sphinx hook), the paper's printed numbers (``reference``) and the
-#: archives' bookkeeping (``archive.py``, ``provenance.py``). :func:`source_hash` skips them, so that
-#: editing a caption does not invalidate hours of cached training, and an archive's closure
+#: archives' bookkeeping (``archive.py``, ``provenance.py``, the store ``archive_store.py`` and each
+#: domain's ``archives.py``: which cells run, recorded in each archive's meta). :func:`source_hash`
+#: skips them, so that editing a caption does not invalidate hours of cached training, and an archive's closure
 #: (:mod:`pategan_audit.provenance`) never enters them, so that a caption says "unchanged" after a
 #: page edit. ``FORMER_PRESENTATION``: where presentation lived in earlier commits, which
 #: provenance reads from git to compare an archive with the code that computed it; no module of
@@ -101,7 +102,8 @@ def cache_dir(override: str | os.PathLike | None = None) -> Path:
 PRESENTATION = ("pages",)
 FORMER_PRESENTATION = ("utility/page", "auditing/page", "traces/page", "plotting", "scorecard.py", "diagnoses.py",
                        "tolerances.py", "display.py", "params.py", "report.py", "bookhook.py")
-NOT_COMPUTING = PRESENTATION + FORMER_PRESENTATION + ("reference", "archive.py", "provenance.py")
+NOT_COMPUTING = PRESENTATION + FORMER_PRESENTATION + ("reference", "archive.py", "provenance.py", "archive_store.py",
+                                                     "utility/archives.py", "auditing/archives.py", "traces/archives.py")
 
 
 def computes_nothing(relative: str | PurePath) -> bool:

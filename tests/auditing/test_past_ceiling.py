@@ -72,6 +72,7 @@ def test_sentences_say_leaks_at_least_and_whether_the_attack_is_still_perfect(st
     s = P.leak_sentences(P.past_ceiling_table(store))
     assert s[0].startswith("**original** leaks at least **6.10**") and "below the new ceiling 7.90" in s[0]
     assert "still perfect on 10,000 test outputs per world" in s[1] and "closed by" not in s[1]
+    assert "a new attack" in s[2] and "a new attack" not in s[0]  # synthcity's threshold differs from the archived
 
 
 def test_no_archive_gives_an_empty_table(tmp_path):

@@ -6,7 +6,7 @@ import os
 import pandas as pd
 import pytest
 
-from pategan_audit import archive, runner
+from pategan_audit import archive_store, runner
 from pategan_audit.replicas.neural import NeuralStep
 from pategan_audit.utility import run as R
 from pategan_audit.utility.cells import UtilityCell
@@ -75,12 +75,12 @@ def test_refresh_starts_the_fit_again(cell, tmp_path, monkeypatch):
 def test_the_archive_keeps_snapshots_in_its_folder(tmp_path):
     folder = tmp_path / "utility_x" / "snapshots"
     environment = dict(os.environ)
-    with archive._snapshots_in(folder):
+    with archive_store.snapshots_in(folder):
         assert runner.current_options().snapshots == str(folder)  # sent to every job with the options
         folder.mkdir(parents=True)
     assert runner.current_options().snapshots is None and not folder.exists()  # empty: removed
     assert dict(os.environ) == environment  # nothing reaches the workers through the environment
-    with archive._snapshots_in(folder):
+    with archive_store.snapshots_in(folder):
         (folder / "cell").mkdir(parents=True)
     assert (folder / "cell").exists()  # a cell still to finish keeps its snapshots
 

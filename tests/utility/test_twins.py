@@ -9,6 +9,7 @@ import pytest
 from pategan_audit import archive
 from pategan_audit import utility as U
 from pategan_audit.utility import twins
+from pategan_audit.utility import archives as utility_archives
 from pategan_audit.utility import run as R
 from pategan_audit.utility.cells import UtilityCell
 
@@ -105,14 +106,14 @@ def test_from_twin_refuses_what_it_cannot_vouch_for(cache):
 def test_an_archive_copies_a_twin_an_earlier_session_archived(tmp_path, cache, monkeypatch, use_cache):
     """The twin is in the archive's records, not in this work tree's cache (a new session)."""
     cells = [_cell(epsilon=5.0), _cell(epsilon=10.0), _cell("turing", 10.0)]
-    run = archive._utility_cells(lambda profile_name: cells, "twins")
+    run = utility_archives.cells_archive(lambda profile_name: cells, "twins")
     done, _ = run("smoke", 1, None, done=None, only=["borealis"])  # ε = 5 trains; ε = 10 from the cache
     assert done.groupby("cell")["same_as_epsilon"].first().notna().sum() == 1
     first = done[done["epsilon"] == 5.0]
     use_cache(tmp_path / "fresh")
     sent = []
     real = U.iter_cells
-    monkeypatch.setattr(U, "iter_cells", lambda todo, *a, **k: sent.append(list(todo)) or real(todo, *a, **k))
+    monkeypatch.setattr(utility_archives, "iter_cells", lambda todo, *a, **k: sent.append(list(todo)) or real(todo, *a, **k))
     records, meta = run("smoke", 1, None, done=first.reset_index(drop=True))
     assert [c.implementation for c in sent[0]] == ["turing"]  # only turing went to a worker
     copied = records[records["epsilon"] == 10.0]

@@ -9,7 +9,9 @@ that were within 0.2 of that ceiling with the same attack: the random forest is 
 threshold chosen on the same first 400 / 200 shadow models per world (same seeds), and only the
 test split grows. :func:`past_ceiling_table` sets the two side by side, with
 
-* whether the attack is the archived one (same threshold, direction and validation counts),
+* whether the attack is the archived one (same threshold, direction and validation counts; the same
+  seeds give the same shadow models only while the code computes them as it did then, so where the
+  code changed since the 1,000-per-world run this can be False: a new attack on its own game),
 * the status: ``at the new ceiling`` (still a perfect test; the leak is at least the new ceiling) or
   ``below the ceiling`` (the lower bound is the measured leak),
 * the Bayesian bound and the ROC-based μ-GDP estimate (Nasr et al. 2023) with the ε it implies
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..archive import read_archive
+from ..archive_store import read_archive
 from .bounds import perfect_attack_ceiling
 
 __all__ = ["PAST_CEILING_ARCHIVES", "BEFORE_ARCHIVES", "ABLATION_ARCHIVES", "past_ceiling_table", "opened_by",
@@ -118,11 +120,13 @@ def leak_sentences(table: pd.DataFrame, *, epsilon: float = 1.0) -> list[str]:
     for values in table.itertuples(index=False):
         d = dict(zip(table.columns, values))
         where = f"{d['attack']}, {d['channel']} channel"
+        digits = 2 if f"{d['ε_emp']:.2f}" != f"{d['ceiling']:.2f}" or d["status"] == "at the new ceiling" else 3
         if d["status"] == "at the new ceiling":
             what = (f"at the new ceiling: the attack is still perfect on {d['test outputs']:,} test outputs per world, "
                     "so the leak may be larger still")
         else:
-            what = f"below the new ceiling {d['ceiling']:.2f}: a measured lower bound"
-        out.append(f"**{d['implementation']}** leaks at least **{d['ε_emp']:.2f}** (claimed ε = {epsilon:g}) in "
-                   f"{where} ({what}; at 1,000 per world it read {d['ε_emp before']:.2f}); {d['opened by']}.")
+            what = f"below the new ceiling {d['ceiling']:.{digits}f}: a measured lower bound"
+        attack = "" if d["same attack"] is not False else "; a new attack: the shadow models differ from the archived run's"
+        out.append(f"**{d['implementation']}** leaks at least **{d['ε_emp']:.{digits}f}** (claimed ε = {epsilon:g}) in "
+                   f"{where} ({what}; at 1,000 per world it read {d['ε_emp before']:.2f}{attack}); {d['opened by']}.")
     return out

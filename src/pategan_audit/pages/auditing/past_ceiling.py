@@ -5,7 +5,7 @@ page): the figure, the table and one sentence per cell.
 """
 from __future__ import annotations
 
-from ...archive import read_archive
+from ...archive_store import read_archive
 from ...auditing import past_ceiling as P
 from ..blocks import Block, SaveTable, ShowTable, Text, archive_missing, figure
 from ..plotting.auditing import plot_past_ceiling

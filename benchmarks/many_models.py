@@ -32,11 +32,13 @@ R with ``streams="counter"`` (one counter-based call per iteration for all repli
 process, the same thread count, alternating (``--streams-repeats`` timings per mode, the best
 kept), ``--streams-iterations`` iterations each (GroundHog-shaped by
 default: Cervical with the target, 5 teachers); small R is repeated up to ``--streams-models``
-models so that every timing covers enough work. Rows go to
-``results/benchmarks/many_models_streams.json``; the ratio is counter over torch models per second.
+models so that every timing covers enough work. The presets: those with counter streams, the
+WGAN family's ``original`` and the neural family (borealis, smartnoise, corrected) by default.
+Rows go to ``--streams-out`` (default ``results/benchmarks/many_models_streams.json``); the ratio
+is counter over torch models per second.
 
     .venv/bin/python benchmarks/many_models.py --streams-grid 1 16 64 256 [--streams-iterations 10]
-        [--scenarios groundhog] [--presets original] [--device cpu]
+        [--scenarios groundhog] [--presets original borealis] [--device cpu] [--streams-out FILE]
 """
 from __future__ import annotations
 
@@ -46,16 +48,20 @@ import os
 import platform
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 
 import torch
 
 from pategan_audit import datasets, runner
 from pategan_audit.auditing.settings import AuditSetting
 from pategan_audit.implementations import PRESETS, batched_support, fit_many
+from pategan_audit.implementations.many import _counter_presets
 
 OUT = runner.REPO_ROOT / "results" / "benchmarks" / "many_models.json"
 STREAMS_OUT = runner.REPO_ROOT / "results" / "benchmarks" / "many_models_streams.json"
 SCENARIOS = ("querybased", "groundhog", "bestof25")
+#: the --streams-grid presets by default: the WGAN family's original and the neural family
+STREAMS_PRESETS = ("original", "borealis", "smartnoise", "corrected")
 
 
 def workload(scenario: str, preset: str, iterations: int | None = None) -> tuple[object, dict, str | None]:
@@ -156,10 +162,11 @@ def measure_streams(scenario: str, preset: str, *, replicas: int, iterations: in
 
 def streams_main(args) -> dict:
     """The ``--streams-grid`` run: one row per (scenario, preset, R), appended atomically."""
-    doc = json.loads(STREAMS_OUT.read_text()) if STREAMS_OUT.exists() else {"benchmark": "many_models_streams", "rows": []}
+    out = args.streams_out
+    doc = json.loads(out.read_text()) if out.exists() else {"benchmark": "many_models_streams", "rows": []}
     rows = doc["rows"]
     scenarios = [s for s in args.scenarios if s != "bestof25"] if args.scenarios != list(SCENARIOS) else ["groundhog"]
-    presets = args.presets if args.presets != list(PRESETS) else ["original"]
+    presets = args.presets if args.presets != list(PRESETS) else list(STREAMS_PRESETS)
     for scenario in scenarios:
         for preset in presets:
             for r in args.streams_grid:
@@ -176,8 +183,8 @@ def streams_main(args) -> dict:
                 rows[:] = [x for x in rows if (x["scenario"], x["preset"], x["replicas"], x["iterations"], x["device"]) != key]
                 rows.append(row)
                 doc.update(cpus=os.cpu_count(), python=platform.python_version(), torch=torch.__version__)
-                runner.atomic_write_text(STREAMS_OUT, json.dumps(doc, indent=2))
-    print(f"wrote {STREAMS_OUT}")
+                runner.atomic_write_text(out, json.dumps(doc, indent=2))
+    print(f"wrote {out}")
     return doc
 
 
@@ -215,12 +222,17 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--streams-models", type=int, default=16, help="models per timing at least (small R is repeated)")
     ap.add_argument("--streams-repeats", type=int, default=2, help="timings per mode, alternating (ABBA...)")
     ap.add_argument("--device", default="cpu", help="torch device of the --streams-grid run")
+    ap.add_argument("--streams-out", type=Path, default=STREAMS_OUT, help="results file of the --streams-grid run")
     args = ap.parse_args(argv)
     runner.activate(runner.RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once here
     if args.streams_grid:
         bad = [r for r in args.streams_grid if r < 1]
         if bad or min(args.streams_iterations, args.streams_models, args.streams_repeats) < 1:
             ap.error("--streams-grid, --streams-iterations, --streams-models and --streams-repeats take positive integers")
+        no_counter = [p for p in args.presets if args.presets != list(PRESETS) and p not in _counter_presets()]
+        if no_counter:
+            ap.error(f"--streams-grid measures presets with counter streams ({', '.join(_counter_presets())}); "
+                     f"{', '.join(no_counter)} has none")
         return streams_main(args)
 
     doc = json.loads(OUT.read_text()) if OUT.exists() else {"benchmark": "many_models", "rows": []}

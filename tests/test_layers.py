@@ -27,7 +27,7 @@ PRESENTATION = f"{PACKAGE}.pages"
 #: ``from ... import`` statement). Such an import hides an arrow of the graph from a reader and
 #: usually dodges a cycle or defers a heavy import; the count may fall, never rise. When you remove
 #: some, lower this number to the new count.
-MAX_FUNCTION_LEVEL_IMPORTS = 116
+MAX_FUNCTION_LEVEL_IMPORTS = 114
 
 _MODULE_STRING = re.compile(r"^pategan_audit(\.[A-Za-z_]\w*)+(:\w+)?$")
 

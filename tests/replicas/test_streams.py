@@ -1,7 +1,9 @@
 """Counter-based streams (replicas/streams.py) and ``fit_many(..., streams="counter")`` for the
-WGAN family (replicas/wgan.py): the generator against Philox's published answers, the same
-numbers for a replica at any R and chunking, the same distributions as the default streams, and
-the errors for bad input.
+WGAN family (replicas/wgan.py) and the neural family (replicas/neural.py: borealis, smartnoise,
+corrected): the generator against Philox's published answers, the same numbers for a replica at
+any R and chunking, the same distributions as the default streams (and a planted distortion
+that the equivalence test must catch), the pass-through of ``PresetFactory``, and the errors
+for bad input.
 
 Weights and samples of a replica at R = 1 and inside R = 64 are compared with the batched
 tests' tolerance (tests/replicas/test_wgan_replicas.py: baddbmm over a different number of
@@ -15,10 +17,15 @@ import pytest
 import torch
 from scipy import stats
 
-from pategan_audit.implementations import fit_many
+from pategan_audit import runner
+from pategan_audit.implementations import PresetFactory, fit_many
+from pategan_audit.implementations.factory import CounterStreamsFactory, StreamsFit
+from pategan_audit.replicas import checkpoint
 from pategan_audit.replicas import streams as S
+from pategan_audit.replicas.loop import release_votes
+from pategan_audit.replicas.neural import CounterNeuralStep
 
-from ..implementations.conftest import CERVICAL
+from ..implementations.conftest import CERVICAL, make_toy, toy_bounds
 
 # Random123 distribution, tests/kat_vectors, the three "philox4x32 10" lines (and the
 # 7-round ones): counter[4], key[2] -> result[4]
@@ -201,8 +208,9 @@ def test_counter_streams_match_default_in_distribution(cervical_small):
 def test_bad_streams_input(cervical_small):
     with pytest.raises(ValueError, match=r"streams must be one of \('torch', 'counter'\)"):
         fit_many("original", cervical_small, seeds=[0], streams="philox", max_iter=1)
-    with pytest.raises(ValueError, match=r"not available for preset 'smartnoise'.*\['original', 'turing'\]"):
-        fit_many("smartnoise", cervical_small, seeds=[0], streams="counter", max_iter=1)
+    with pytest.raises(ValueError, match=r"not available for preset 'updated'.*\['borealis', 'corrected', 'original', "
+                                         r"'smartnoise', 'turing'\].*neural.*wgan"):
+        fit_many("updated", cervical_small, seeds=[0], streams="counter", max_iter=1)
     with pytest.raises(ValueError, match="needs the batched path"):
         fit_many("original", cervical_small, seeds=[0], streams="counter", batched=False, max_iter=1)
     with pytest.raises(ValueError, match=r"keys must be \[R, 2\]"):
@@ -215,3 +223,275 @@ def test_bad_streams_input(cervical_small):
         S.Draws(S.stream_keys([0], 0), {0: 4}, backend="cuda")
     with pytest.raises(ValueError, match=r"integer ranges must lie in \[1, 2\^31\]"):
         S.integers(S.stream_keys([0], 0), 0, 0, (3,))
+
+
+def test_stream_ids_are_one_word_and_draws_bounded():
+    """SeedSequence reads its entropy as one run of 32-bit words: a stream id of 2^32 or more
+    aliased another (stream, seed) pair (stream 7 + 5·2^32 with seed 9 had the key of stream 7
+    with seed 5 + 9·2^32), so such ids are refused; seeds of several words stay distinct."""
+    with pytest.raises(ValueError, match=r"stream must be an integer in \[0, 2\^32\)"):
+        S.stream_keys([9], 7 + 5 * 2**32)
+    with pytest.raises(ValueError, match=r"stream must be an integer"):
+        S.stream_keys([9], True)
+    k = S.stream_keys([0, 1, 2**32, 2**32 + 1, 2**64, 5 + 9 * 2**32], 7)
+    assert len({tuple(r) for r in k.tolist()}) == 6
+    # a draw of more than 2^32 blocks would run the block counter past one word: refused before any allocation
+    with pytest.raises(ValueError, match=r"sizes in \[0, 2\^34\]"):
+        S.Draws(S.stream_keys([0], 0), {0: 4 * 2**32 + 1})
+
+
+def test_uniform64_exponential_and_laplace():
+    keys = S.stream_keys(range(4), 5)
+    w = S.words(keys, 3, 16384)
+    u = S.as_uniform64(w)
+    assert u.dtype == torch.float64 and u.shape == (4, 8192)
+    assert float(u.min()) >= 0.0 and float(u.max()) < 1.0
+    assert torch.equal(u * 2**53, torch.floor(u * 2**53))  # multiples of 2^-53
+    assert S.as_uniform64(torch.tensor([[S.MASK, S.MASK, 0, 1 << 6]])).tolist() == [[1 - 2**-53, 2**-53]]
+    # the largest exponential is 53 ln 2 = 36.7 (24-bit uniforms would stop at 16.6)
+    assert float(S.as_exponential(torch.tensor([[S.MASK, S.MASK]]))) == pytest.approx(53 * np.log(2), rel=1e-12)
+    e = S.as_exponential(w).reshape(-1).numpy()
+    assert e.min() >= 0.0 and stats.kstest(e, "expon").pvalue > 1e-3
+    lap = S.as_laplace(w, 2.5)
+    assert lap.shape == (4, 4096) and lap.dtype == torch.float64
+    assert stats.kstest(lap.reshape(-1).numpy(), "laplace", args=(0.0, 2.5)).pvalue > 1e-3
+    ex = S.as_exponential(w).unflatten(-1, (-1, 2))
+    assert torch.equal(lap, 2.5 * (ex[..., 0] - ex[..., 1]))  # E1 from words 4i, 4i+1; E2 from 4i+2, 4i+3
+    with pytest.raises(ValueError, match="even number of words"):
+        S.as_uniform64(w[:, :3])
+    with pytest.raises(ValueError, match="multiple of 4 words"):
+        S.as_laplace(w[:, :6], 1.0)
+    with pytest.raises(ValueError, match="scale must be > 0"):
+        S.as_laplace(w, 0.0)
+
+
+# -- the neural family (borealis, smartnoise, corrected) -----------------------------------------
+
+#: (toy rows, overrides); the "budget" cases stop at different iterations (data-dependent
+#: accounting at λ = 0.5), so replicas freeze at different times inside a group
+NEURAL = {
+    "borealis-budget": (200, {"num_teachers": 10, "batch_size": 4, "teacher_iters": 1, "student_iters": 1,
+                              "lam": 0.5, "epsilon": 30.0, "max_iter": 12}),
+    "borealis-conditional": (120, {"num_teachers": 3, "max_iter": 3, "conditional": True, "generation_noise": "uniform"}),
+    "smartnoise": (120, {"num_teachers": 3, "max_iter": 3}),
+    "smartnoise-paper": (120, {"num_teachers": 3, "max_iter": 3, "hyperparameters": "paper"}),
+    "corrected-budget": (200, {"num_teachers": 10, "batch_size": 4, "teacher_iters": 1, "student_iters": 1,
+                               "lam": 0.5, "epsilon": 40.0, "charging": "data_dependent", "max_iter": 12}),
+    # independent assignment on few rows: tables of different widths, blocks smaller than B, empty blocks
+    "corrected-small_blocks": (24, {"num_teachers": 9, "max_iter": 3, "batch_size": 3}),
+    "corrected-replace_one": (120, {"num_teachers": 3, "max_iter": 3, "neighbours": "replace_one"}),
+}
+
+
+def _neural_case(case):
+    rows, kw = NEURAL[case]
+    name, toy = case.split("-")[0], make_toy(rows)
+    kw = {**kw, "label": "y", "record": True}
+    if name == "corrected":
+        kw["public_bounds"] = toy_bounds(toy)
+    return name, toy, kw
+
+
+def _same_neural(a, b):
+    """Replica a equals replica b: everything discrete exactly; the accountant (charged for all
+    replicas at once, :func:`~pategan_audit.accounting.accountant.charge_replicas`) to 1e-12
+    relative and weights to 1e-5, as the batched tests (tests/replicas/test_neural_replicas.py)."""
+    assert a.trace.extra["streams"] == b.trace.extra["streams"] == "counter"
+    assert a.trace.iterations == b.trace.iterations
+    assert a.trace.teacher_rows == b.trace.teacher_rows
+    np.testing.assert_allclose(a.trace.eps_hat, b.trace.eps_hat, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(np.array(a.trace.alpha), np.array(b.trace.alpha), rtol=1e-12, atol=1e-300)
+    for key in ("votes", "noise", "labels"):
+        x, y = getattr(a.trace, key), getattr(b.trace, key)
+        assert len(x) == len(y) == a.trace.iterations
+        for p, q in zip(x, y):
+            np.testing.assert_array_equal(p, q)
+    for na, nb in zip([a.gen_net, a.student, a.teachers.net], [b.gen_net, b.student, b.teachers.net]):
+        for p, q in zip(na.parameters(), nb.parameters(), strict=True):
+            np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), atol=1e-5, rtol=0)
+    np.testing.assert_allclose(a.sample(40, seed=7).to_numpy(float), b.sample(40, seed=7).to_numpy(float), atol=1e-3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(NEURAL))
+def test_neural_counter_fit_same_at_any_r_and_chunking(case):
+    name, toy, kw = _neural_case(case)
+    seeds = list(range(64))
+    whole = fit_many(name, toy, seeds=seeds, streams="counter", **kw)
+    chunked = fit_many(name, toy, seeds=seeds, streams="counter", max_replicas=24, **kw)
+    for i in (0, 23, 24, 63):
+        alone = fit_many(name, toy, seeds=[seeds[i]], streams="counter", **kw)[0]
+        _same_neural(alone, whole[i])
+        _same_neural(alone, chunked[i])
+    if case.endswith("budget"):  # replicas froze at different iterations of one group
+        assert len({m.trace.iterations for m in whole}) > 1
+    if case.endswith("small_blocks"):  # the padded-table layout was exercised
+        sizes = [[len(b) for b in m.blocks_] for m in whole]
+        assert len({max(z) for z in sizes}) > 1 and any(0 in z for z in sizes) and any(0 < min(z) < 3 for z in sizes)
+    default = fit_many(name, toy, seeds=[seeds[0]], **kw)[0]  # the mode changes numbers, by design
+    assert default.trace.extra["streams"] == "torch"
+    assert not np.array_equal(np.concatenate(default.trace.noise), np.concatenate(whole[0].trace.noise))
+
+
+@pytest.mark.parametrize("case", ["borealis-conditional", "corrected-small_blocks"])
+def test_neural_counter_torch_backend_gives_the_same_fit(case, monkeypatch):
+    """The words an accelerator computes (the int64 torch rounds) give the CPU's fit bitwise."""
+    name, toy, kw = _neural_case(case)
+    cpu = fit_many(name, toy, seeds=range(6), streams="counter", **kw)
+    from pategan_audit.replicas import neural
+
+    monkeypatch.setattr(neural, "Draws", lambda keys, sizes: S.Draws(keys, sizes, backend="torch"))
+    other = fit_many(name, toy, seeds=range(6), streams="counter", **kw)
+    for a, b in zip(cpu, other):
+        for key in ("votes", "noise", "labels"):
+            for p, q in zip(getattr(a.trace, key), getattr(b.trace, key)):
+                np.testing.assert_array_equal(p, q)
+        for p, q in zip(a.gen_net.parameters(), b.gen_net.parameters()):
+            assert torch.equal(p, q)
+
+
+def test_neural_counter_fit_resumes_from_a_snapshot(tmp_path, monkeypatch):
+    """A counter-mode fit stopped and resumed equals one never stopped (the draws depend only on
+    the iteration, so nothing of the streams needs storing); a snapshot of the default streams is
+    another fit."""
+    toy = make_toy(60)
+    kw = dict(epsilon=50.0, num_teachers=2, max_iter=6, label="y")
+    straight = fit_many("borealis", toy, seeds=[0, 1, 2], streams="counter", **kw)
+    original, calls = CounterNeuralStep.iteration, []
+
+    class Stopped(Exception):
+        pass
+
+    def iteration(self, it, active):
+        calls.append(it)
+        if len(calls) == 4:
+            raise Stopped(f"stopped at iteration {it}")
+        return original(self, it, active)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(CounterNeuralStep, "iteration", iteration)
+        with pytest.raises(Stopped), checkpoint.checkpointing(tmp_path / "a", every=0):
+            fit_many("borealis", toy, seeds=[0, 1, 2], streams="counter", **kw)
+    with checkpoint.checkpointing(tmp_path / "a", every=0) as ckpt:
+        resumed = fit_many("borealis", toy, seeds=[0, 1, 2], streams="counter", **kw)
+    assert ckpt.resumed == [(0, 3)]
+    for a, b in zip(resumed, straight):
+        assert a.trace.iterations == b.trace.iterations
+        np.testing.assert_array_equal(np.asarray(a.trace.eps_hat), np.asarray(b.trace.eps_hat))
+        pd.testing.assert_frame_equal(a.sample(40, seed=3), b.sample(40, seed=3))
+    with checkpoint.checkpointing(tmp_path / "b", every=0):
+        fit_many("borealis", toy, seeds=[0, 1, 2], **kw)
+    with pytest.raises(ValueError, match="belongs to another fit"), checkpoint.checkpointing(tmp_path / "b"):
+        fit_many("borealis", toy, seeds=[0, 1, 2], streams="counter", **kw)
+
+
+#: the equivalence test's statistics per model; Bonferroni over them: family-wise α = 0.01 per preset
+NEURAL_STATS = ("iterations", "final_eps", "label_rate", "noise_abs", "rows_seen", "sample_mean")
+ALPHA_EACH, SHIFT_80_EACH = ALPHA / len(NEURAL_STATS), 0.42
+EQUIV = {
+    "borealis": (200, {"num_teachers": 10, "batch_size": 4, "teacher_iters": 1, "student_iters": 1,
+                       "lam": 0.5, "epsilon": 30.0, "max_iter": 30}),
+    "corrected": (200, {"num_teachers": 10, "batch_size": 4, "teacher_iters": 1, "student_iters": 1,
+                        "lam": 0.5, "epsilon": 40.0, "charging": "data_dependent", "max_iter": 40}),
+}
+
+
+def test_ks_power_statement_bonferroni():
+    """The power stated below, recomputed: two-sample KS at n = m = 256, α = 0.01 / 6, against a
+    normal location shift of 0.42 sd (Monte Carlo, 400 draws; measured 0.82 with 1,000)."""
+    rng = np.random.default_rng(1)
+    hits = [stats.ks_2samp(rng.normal(size=N_MODELS), rng.normal(SHIFT_80_EACH, 1.0, N_MODELS)).pvalue < ALPHA_EACH
+            for _ in range(400)]
+    assert np.mean(hits) >= 0.74  # 0.80 minus 3 standard errors of 400 draws
+
+
+def _neural_statistics(models) -> dict[str, list[float]]:
+    return {
+        "iterations": [float(m.trace.iterations) for m in models],
+        "final_eps": [float(m.trace.eps_hat[-1]) for m in models],
+        "label_rate": [float(np.mean(np.concatenate(m.trace.labels))) for m in models],
+        "noise_abs": [float(np.mean(np.abs(np.concatenate(m.trace.noise)))) for m in models],
+        "rows_seen": [float(np.mean([len(r) for r in m.trace.teacher_rows])) for m in models],
+        "sample_mean": [float(m.sample(200, seed=1)["x1"].mean()) for m in models],
+    }
+
+
+def _ks_pvalues(a: dict, b: dict) -> dict[str, float]:
+    return {key: float(stats.ks_2samp(a[key], b[key]).pvalue) for key in NEURAL_STATS}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(EQUIV))
+def test_neural_counter_streams_match_default_in_distribution(name, monkeypatch):
+    """256 fits per stream mode (disjoint seeds, so the samples are independent; initial weights
+    and partitions come from each seed in both modes) to the privacy budget (data-dependent
+    accounting at λ = 0.5: the iterations and the final ε̂ vary with the votes), six statistics
+    per model (iterations to the budget, final ε̂, the rate of released 1-labels, the mean |vote
+    noise|, the distinct rows each teacher saw, a sample column's mean after training), each a
+    two-sample KS test at α = 0.01 / 6 (family-wise at most 0.01 per preset). Power: at
+    n = m = 256 each test detects a location shift of 0.42 of the statistic's sd with 80 %
+    probability (test_ks_power_statement_bonferroni; KS is conservative on the discrete
+    iteration counts). Planted distortion (borealis): the counter mode's vote noise at 0.7 of
+    its scale must be rejected."""
+    rows, kw = EQUIV[name]
+    toy = make_toy(rows)
+    kw = {**kw, "label": "y", "record": True, **({"public_bounds": toy_bounds(toy)} if name == "corrected" else {})}
+    ref = _neural_statistics(fit_many(name, toy, seeds=range(N_MODELS), **kw))
+    assert len(set(ref["iterations"])) > 1 and len(set(ref["final_eps"])) > 1  # the budget statistics vary
+    new = _neural_statistics(fit_many(name, toy, seeds=range(10_000, 10_000 + N_MODELS), streams="counter", **kw))
+    for key, p in _ks_pvalues(ref, new).items():
+        assert p >= ALPHA_EACH, f"{name} {key}: KS p = {p:.2g}"
+    if name != "borealis":
+        return
+    original = CounterNeuralStep._vote_noise
+    monkeypatch.setattr(CounterNeuralStep, "_vote_noise", lambda self, rnd: 0.7 * original(self, rnd))
+    bad = _neural_statistics(fit_many(name, toy, seeds=range(20_000, 20_000 + N_MODELS), streams="counter", **kw))
+    p_bad = _ks_pvalues(ref, bad)
+    assert min(p_bad.values()) < ALPHA_EACH, p_bad
+
+
+def test_release_votes_checks_given_noise():
+    toy = make_toy(40)
+    m = fit_many("smartnoise", toy, seeds=[0], label="y", num_teachers=2, max_iter=1)
+    with pytest.raises(ValueError, match=r"noise must be \[R, n\] = \[1, 3\] for single_noise, got \[1, 3, 2\]"):
+        release_votes(m, torch.zeros(1, 3, dtype=torch.int64), np.ones(1, bool), noise=torch.zeros(1, 3, 2))
+
+
+# -- PresetFactory's pass-through ---------------------------------------------------------------
+
+def test_preset_factory_passes_streams_through():
+    toy = make_toy(60)
+    base = PresetFactory.for_data("corrected", epsilon=50.0, overrides={"num_teachers": 2, "max_iter": 2},
+                                  public_bounds=toy_bounds(toy))
+    assert base.stream_mode() == "torch" and base.with_streams("torch") == base
+    counter = base.with_streams("counter")
+    assert isinstance(counter, CounterStreamsFactory) and counter.stream_mode() == "counter"
+    # the default factory's cache description is unchanged (archived keys); the counter one differs
+    assert runner.describe_for_cache(base) == {"class": "pategan_audit.auditing.settings.PresetFactory",
+                                               "fields": {"name": "corrected", "epsilon": 50.0, "delta": 1e-5,
+                                                          "overrides": runner._plain(base.overrides)}}
+    assert runner.describe_for_cache(counter)["fields"]["streams"] == "counter"
+    assert runner.describe_for_cache(counter)["class"] != runner.describe_for_cache(base)["class"]
+    want = fit_many("corrected", toy, seeds=[3, 4], streams="counter", epsilon=50.0, label="y",
+                    **base.create_overrides())
+    for got in (counter.fit_many(toy, [3, 4], label="y"), base.fit_many(toy, [3, 4], label="y", streams="counter")):
+        for g, w in zip(got, want):
+            assert g.trace.extra["streams"] == "counter"
+            np.testing.assert_array_equal(np.asarray(g.trace.eps_hat), np.asarray(w.trace.eps_hat))
+            pd.testing.assert_frame_equal(g.sample(20, seed=1), w.sample(20, seed=1))
+    assert base.fit_many(toy, [3], label="y")[0].trace.extra["streams"] == "torch"
+    # a single model of the counter factory is the replica of a batch
+    one = counter(4)
+    assert isinstance(one, StreamsFit) and one.config.seed == 4  # unfitted: the model's config
+    assert one.fit(toy, label="y") is one
+    pd.testing.assert_frame_equal(one.sample(20, seed=1), want[1].sample(20, seed=1))
+
+
+def test_preset_factory_refuses_counter_streams_where_a_family_has_none():
+    for make in (lambda: PresetFactory("updated").with_streams("counter"),
+                 lambda: PresetFactory("synthcity").fit_many(make_toy(20), [0], streams="counter")):
+        with pytest.raises(ValueError, match=r"not available for preset '(updated|synthcity)'.*families: neural "
+                                             r"\['borealis', 'corrected', 'smartnoise'\], wgan \['original', 'turing'\]"):
+            make()
+    with pytest.raises(ValueError, match=r"streams must be one of \('torch', 'counter'\)"):
+        PresetFactory("borealis").with_streams("philox")

@@ -122,6 +122,10 @@ class Borealis(NeuralPateGenerator):
         self._first_subsets = self.blocks_
         self.model_width_ = D
 
+    def latent_law(self) -> tuple[str, int, bool]:
+        """U[0, 1)^z_dim, then the class when conditional (implementation notes §borealis.architecture)."""
+        return "uniform", int(self.z_dim_), bool(self.config.conditional)
+
     def _latent(self, n: int, gen: torch.Generator, *, sampling: bool) -> torch.Tensor:
         if sampling and self.config.generation_noise == "normal":
             z = torch.randn(n, self.z_dim_, generator=gen)  # O6: N(0,1) at generation

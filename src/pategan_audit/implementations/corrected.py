@@ -170,6 +170,10 @@ class Corrected(NeuralPateGenerator):
             self.sampler = BlockSampler(self.blocks_)
         self._first_subsets = self.blocks_
 
+    def latent_law(self) -> tuple[str, int, bool]:
+        """N(0, 1)^width (implementation notes §corrected.generation)."""
+        return "normal", int(self.model_width_), False
+
     def _latent(self, n: int, gen: torch.Generator, *, sampling: bool) -> torch.Tensor:
         return torch.randn(n, self.model_width_, generator=gen)  # same distribution at training and generation
 

@@ -16,6 +16,10 @@ Every experiment of the book trains presets through this module: the utility cel
   Its description in result-cache keys keeps the class path it had when it lived in
   :mod:`pategan_audit.auditing.settings` (:attr:`PresetFactory.cache_class`), so cached shadow
   models and archived ``run_id`` values stay valid.
+* :meth:`PresetFactory.with_streams` gives the same factory with ``fit_many``'s counter-based
+  streams (:class:`CounterStreamsFactory`, issue 40 item 2): the audit game's batched path
+  (``factory.fit_many``) then trains every chunk in that mode, and its own cache description
+  keeps its shadow models apart from the default streams' (whose keys do not change).
 """
 from __future__ import annotations
 
@@ -25,9 +29,10 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import pandas as pd
 
+from .many import batched_support, check_streams, fit_many
 from .registry import create, get_config_class
 
-__all__ = ["with_public_bounds", "make_generator", "PresetFactory"]
+__all__ = ["with_public_bounds", "make_generator", "PresetFactory", "CounterStreamsFactory", "StreamsFit"]
 
 
 def with_public_bounds(name: str, overrides: Mapping[str, Any] | None,
@@ -96,20 +101,79 @@ class PresetFactory:
         return make_generator(self.name, epsilon=self.epsilon, delta=self.delta, seed=int(seed),
                               overrides=self.create_overrides())
 
+    def stream_mode(self) -> str:
+        """The ``streams`` of :meth:`fit_many` when none is given: ``"torch"`` (each replica's
+        own generators, the numbers of a single fit)."""
+        return "torch"
+
+    def with_streams(self, streams: str) -> PresetFactory:
+        """This factory with :meth:`fit_many`'s stream mode ``streams``: itself for ``"torch"``,
+        a :class:`CounterStreamsFactory` for ``"counter"`` (a ValueError, before any training,
+        for a preset without counter streams, naming the families that have them)."""
+        if streams == "torch":
+            return PresetFactory(self.name, self.epsilon, self.delta, dict(self.overrides))
+        return CounterStreamsFactory(self.name, self.epsilon, self.delta, dict(self.overrides), streams=streams)
+
     def fit_many(self, data: pd.DataFrame | Sequence[pd.DataFrame], seeds: Sequence[int], *,
-                 label: str | None = None) -> list:
+                 label: str | None = None, streams: str | None = None) -> list:
         """``[self(s).fit(df, label=label) for df, s in zip(data, seeds)]`` as one
         :func:`~pategan_audit.implementations.fit_many` call (batched where the preset has a
         batched step; networks equal up to float rounding). ``data``: one table per seed, or a
-        single table shared by every seed."""
-        from .many import fit_many  # lazy: the batched steps import torch
-
+        single table shared by every seed. ``streams``: passed to ``fit_many`` (None: this
+        factory's :meth:`stream_mode`, ``"torch"`` unless made by :meth:`with_streams`); a
+        preset without counter streams is a ValueError naming the families that have them."""
+        streams = self.stream_mode() if streams is None else streams
+        check_streams(self.name, streams, True)
         frames = data if isinstance(data, pd.DataFrame) else list(data)
         return fit_many(self.name, frames, seeds=[int(s) for s in seeds], epsilon=self.epsilon, delta=self.delta,
-                        label=label, **self.create_overrides())
+                        label=label, streams=streams, **self.create_overrides())
 
     def batched(self) -> bool:
         """Whether :meth:`fit_many` runs batched for this factory (else the fits run one by one)."""
-        from .many import batched_support
-
         return bool(batched_support(self.name, epsilon=self.epsilon, delta=self.delta, **self.create_overrides()))
+
+
+@dataclass(frozen=True)
+class CounterStreamsFactory(PresetFactory):
+    """A :class:`PresetFactory` whose models train with ``fit_many(..., streams="counter")``
+    (:mod:`pategan_audit.replicas.streams`: a replica's numbers depend only on its seed, the same
+    at any R and chunking). Build it with :meth:`PresetFactory.with_streams`. ``streams`` is a
+    field and the class path its own, so its cache description differs from the default
+    factory's. Calling it gives a :class:`StreamsFit` (a single fit in this mode)."""
+
+    streams: str = "counter"
+
+    cache_class: ClassVar[str] = "pategan_audit.implementations.factory.CounterStreamsFactory"
+
+    def __post_init__(self) -> None:
+        if self.streams == "torch":
+            raise ValueError("CounterStreamsFactory is for streams='counter'; use PresetFactory for the default streams")
+        check_streams(self.name, self.streams, True)
+
+    def stream_mode(self) -> str:
+        return self.streams
+
+    def __call__(self, seed: int) -> StreamsFit:
+        return StreamsFit(self, int(seed))
+
+
+class StreamsFit:
+    """One unfitted generator of a :class:`CounterStreamsFactory`: ``fit(df, label)`` is
+    ``factory.fit_many(df, [seed], label=label)[0]`` (the counter streams have no single-fit
+    path; at R = 1 a replica gets the numbers it gets inside any batch), after which
+    ``sample``, ``trace`` and every other attribute are the fitted model's (before: the unfitted
+    model's, e.g. ``config``)."""
+
+    def __init__(self, factory: CounterStreamsFactory, seed: int):
+        self.factory, self.seed = factory, int(seed)
+        self.model = make_generator(factory.name, epsilon=factory.epsilon, delta=factory.delta, seed=self.seed,
+                                    overrides=factory.create_overrides())
+
+    def fit(self, df: pd.DataFrame, label: str | None = None) -> StreamsFit:
+        self.model = self.factory.fit_many(df, [self.seed], label=label)[0]
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("factory", "seed", "model") or name.startswith("__"):  # not yet set (unpickling)
+            raise AttributeError(name)
+        return getattr(self.model, name)

@@ -14,7 +14,8 @@ shapes (e.g. the same number of training rows) are stacked together. A preset or
 without a batched step falls back to fitting the replicas one by one (``batched=False`` in
 ``model.trace.extra``).
 
-``streams="counter"`` (opt-in; original and turing so far, :data:`STREAMS`) draws every replica's
+``streams="counter"`` (opt-in; original, turing, borealis, smartnoise and corrected so far,
+:data:`STREAMS`, the presets whose family module lists it in ``STREAM_MODES``) draws every replica's
 training randomness of an iteration from one counter-based call on the device
 (:mod:`pategan_audit.replicas.streams`): numbers independent of R, chunking and device, but not
 the single fit's, so the mode is a property of the fit (``model.trace.extra["streams"]``).
@@ -33,7 +34,7 @@ from .base import BaseGenerator
 from .base import flush_denormal_requested, training_threads
 from .registry import _check_name, create
 
-__all__ = ["fit_many", "BATCHED", "STREAMS", "batched_support", "default_max_replicas", "resolve_device"]
+__all__ = ["fit_many", "BATCHED", "STREAMS", "batched_support", "check_streams", "default_max_replicas", "resolve_device"]
 
 # preset -> module with ``supports(config) -> bool`` and ``run(models, frames, label, *, device, on_done)``
 BATCHED: dict[str, str] = {
@@ -57,7 +58,7 @@ def _counter_presets() -> list[str]:
     return sorted(n for n in BATCHED if "counter" in getattr(_family(n), "STREAM_MODES", ("torch",)))
 
 
-def _check_streams(name: str, streams: str, batched: bool) -> None:
+def check_streams(name: str, streams: str, batched: bool) -> None:
     """A ``streams`` value this preset's batched step runs, else a ValueError naming the valid ones."""
     if streams not in STREAMS:
         raise ValueError(f"streams must be one of {STREAMS}, got {streams!r}")
@@ -65,8 +66,12 @@ def _check_streams(name: str, streams: str, batched: bool) -> None:
         return
     presets = _counter_presets()
     if name not in presets:
+        families: dict[str, list[str]] = {}
+        for n in presets:
+            families.setdefault(BATCHED[n].rsplit(".", 1)[-1], []).append(n)
+        named = ", ".join(f"{fam} {members}" for fam, members in families.items())
         raise ValueError(f"streams='counter' is not available for preset {name!r}; it runs for {presets} "
-                         "(use streams='torch', the default, elsewhere)")
+                         f"(families: {named}); use streams='torch', the default, elsewhere")
     if not batched:
         raise ValueError("streams='counter' needs the batched path; drop batched=False or use streams='torch'")
 
@@ -190,12 +195,12 @@ def fit_many(
     batched: False fits the replicas one by one (the reference path the batched one must match).
     progress: True shows a tqdm bar counting models; a callable is called with each finished count.
     streams: "torch" (default: each replica's own torch generators, the numbers of
-        ``create(...).fit``) or "counter" (original and turing: one counter-based call per
-        iteration for all replicas, on ``device``; the same numbers for a seed at any R, chunking
-        and device, but other numbers than a single fit, which has no such mode; seeds must be
-        non-negative). Recorded in ``model.trace.extra["streams"]``.
+        ``create(...).fit``) or "counter" (original, turing, borealis, smartnoise, corrected: one
+        counter-based call per iteration for all replicas, on ``device``; the same numbers for a
+        seed at any R, chunking and device, but other numbers than a single fit, which has no
+        such mode; seeds must be non-negative). Recorded in ``model.trace.extra["streams"]``.
     """
-    _check_streams(_check_name(name), streams, batched)
+    check_streams(_check_name(name), streams, batched)
     seeds = _as_seeds(seeds)
     frames = _as_frames(data, len(seeds))
     if max_replicas is not None and (isinstance(max_replicas, bool) or not isinstance(max_replicas, (int, np.integer)) or max_replicas < 1):

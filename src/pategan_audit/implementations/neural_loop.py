@@ -36,6 +36,14 @@ class NeuralPateGenerator(PateGenerator):
     def _queries_per_iteration(self) -> int:
         return int(self.config.student_iters) * int(self.batch_size_)
 
+    def latent_law(self) -> tuple[str, int, bool]:
+        """How the training latents are drawn (``_latent(n, gen, sampling=False)``): ``"uniform"``
+        (U[0, 1)) or ``"normal"`` (N(0, 1)), the width of the noise part, and whether a class column
+        drawn by the data's class ratios follows. Read by the counter streams of the batched step
+        (:mod:`pategan_audit.replicas.neural`), which draw the same laws from their own words."""
+        raise ValueError(f"streams='counter' knows the latents of borealis, smartnoise and corrected, "
+                         f"not {type(self).__name__}")
+
     def _iteration(self, it: int) -> None:
         self._train_teachers()
         B = self.batch_size_

@@ -157,6 +157,10 @@ class Smartnoise(NeuralPateGenerator):
         self._first_subsets = self.blocks_
         self.model_width_ = D
 
+    def latent_law(self) -> tuple[str, int, bool]:
+        """U[0, 1)^latent_dim (implementation notes §smartnoise.architecture)."""
+        return "uniform", int(self.config.latent_dim), False
+
     def _latent(self, n: int, gen: torch.Generator, *, sampling: bool) -> torch.Tensor:
         if sampling and self.config.generation_noise == "normal":
             return torch.randn(n, self.config.latent_dim, generator=gen)  # O6

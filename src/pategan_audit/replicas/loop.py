@@ -53,14 +53,18 @@ class ReplicaStep:
     signature: ClassVar[Callable[[PateGenerator], tuple]]
 
 
-def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.ndarray) -> torch.Tensor:
+def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.ndarray,
+                  noise: torch.Tensor | None = None) -> torch.Tensor:
     """Labels [R, n] float32 from the vote counts ``n1`` [R, n]; frozen replicas get zeros.
 
     Each active replica releases its row exactly as ``PateGenerator._release_votes`` would
     (PATE-GAN Alg. 1 "PATE_λ" with the preset's mechanism): Laplace noise drawn from its *own*
     noise stream in the single fit's order (two ``Exp(1)`` draws per noise value), its release
     rule, its accountant charge and its records. The arithmetic is done for all replicas at once;
-    only the draws and a preset's own ``_release`` rule (synthcity's O4) run per replica."""
+    only the draws and a preset's own ``_release`` rule (synthcity's O4) run per replica.
+    ``noise``: the Laplace noise of every replica already drawn (``[R, n]``, or ``[R, n, 2]`` for
+    the two-noise mechanism; the counter streams of :mod:`.streams`), used instead of the
+    replicas' noise streams (rows of frozen replicas are ignored)."""
     n1 = n1.to("cpu", torch.int64)
     R, n = n1.shape
     out = torch.zeros((R, n), dtype=torch.float32)
@@ -76,12 +80,18 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
     if not scale > 0:
         raise ValueError(f"the Laplace scale must be > 0, got {scale}")
     shape = (n, 2) if two else (n,)
-    draws = torch.empty((len(idx), 2, *shape), dtype=torch.float64)
-    for j, r in enumerate(idx):  # votes.laplace: E1 then E2 from the replica's noise stream
-        g = models[r].noise_gen
-        draws[j, 0].exponential_(1.0, generator=g)
-        draws[j, 1].exponential_(1.0, generator=g)
-    noise = scale * (draws[:, 0] - draws[:, 1])
+    if noise is not None:
+        if tuple(noise.shape) != (R, *shape):
+            raise ValueError(f"noise must be [R, n{', 2' if two else ''}] = {[R, *shape]} for {cfg.vote_mechanism}, "
+                             f"got {list(noise.shape)}")
+        noise = noise.to("cpu", torch.float64)[torch.as_tensor(idx)]
+    else:
+        draws = torch.empty((len(idx), 2, *shape), dtype=torch.float64)
+        for j, r in enumerate(idx):  # votes.laplace: E1 then E2 from the replica's noise stream
+            g = models[r].noise_gen
+            draws[j, 0].exponential_(1.0, generator=g)
+            draws[j, 1].exponential_(1.0, generator=g)
+        noise = scale * (draws[:, 0] - draws[:, 1])
     v = n1[torch.as_tensor(idx)]
     vf = v.to(torch.float64)
     if two:

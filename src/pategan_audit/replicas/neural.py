@@ -8,11 +8,23 @@ Every random draw (teacher batches, latent codes, vote noise) still comes from t
 streams in the single fit's order; the vote counts of all replicas are computed in one pass and
 each replica releases its labels with its own noise and accountant
 (:func:`~pategan_audit.replicas.loop.release_votes`).
+
+Stream mode (``streams="counter"``, :class:`CounterNeuralStep`, issue 40 item 2): the draws of an
+iteration come from :mod:`.streams` instead, one Philox evaluation for every replica, round and
+kind on ``device``. Each kind and round has its own draw id (``kind << 16 | round``) and each
+element its own index in a layout fixed by the replica's own shapes, so a replica's numbers
+depend only on its seed, the iteration, the draw and the element: the same at any R, chunking
+and device, but not the single fit's (initial weights and partitions still come from the
+replica's own streams). Same distributions as the default: B distinct rows of each teacher's
+block (with independent assignment, blocks smaller than B filled with replacement, as
+:class:`~pategan_audit.components.partition.BlockSampler`), latents uniform (borealis,
+smartnoise; borealis' conditional class by the data's class ratios) or normal (corrected), and
+Laplace vote noise as the difference of two exponentials.
 """
 from __future__ import annotations
 
 import copy
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 import numpy as np
 import torch
@@ -25,8 +37,19 @@ from ..components.teachers import NeuralTeachers
 from ..implementations.neural_loop import NeuralPateGenerator
 from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
 from .stack import StackedBlockSampler, replica_slice, shape_signature, stack_modules, unstack_into
+from .streams import Draws, as_integers, as_laplace, as_normal, as_permutation, as_uniform, stream_keys
 
-__all__ = ["NeuralStep", "BatchedResidualLayerNormGenerator", "stack_teachers", "replica_votes", "supports", "run"]
+__all__ = ["NeuralStep", "CounterNeuralStep", "BatchedResidualLayerNormGenerator", "stack_teachers", "replica_votes",
+           "latent_law", "supports", "run", "STREAM_MODES"]
+
+#: the ``streams`` this family's batched step runs (see :func:`pategan_audit.implementations.fit_many`)
+STREAM_MODES = ("torch", "counter")
+#: stream id of this family's training draws (the WGAN loop's is 1), and the draw kinds of an
+#: iteration; a draw's id is ``kind << 16 | round`` (teacher round, student round, or 0)
+STREAM_ID = 2
+ROWS, FILL, TEACHER_Z, TEACHER_C, STUDENT_Z, STUDENT_C, NOISE, GENERATOR_Z, GENERATOR_C = range(1, 10)
+#: the class draw that goes with each latent draw (borealis' conditional latents)
+CLASS_OF = {TEACHER_Z: TEACHER_C, STUDENT_Z: STUDENT_C, GENERATOR_Z: GENERATOR_C}
 
 
 class BatchedResidualLayerNormGenerator(nn.Module):
@@ -118,8 +141,22 @@ def replica_votes(teachers: NeuralTeachers, x: torch.Tensor, k: int) -> torch.Te
     return (logits > 0).to(torch.int64).reshape(R, k, n).sum(dim=1)
 
 
+def latent_law(model: NeuralPateGenerator) -> tuple[str, int, bool]:
+    """How ``model._latent(n, gen, sampling=False)`` draws its training latents: (``"uniform"``
+    or ``"normal"``, the width of the noise part, whether a class column follows, drawn by the
+    data's class ratios). borealis: U[0, 1)^z_dim (+ class); smartnoise: U[0, 1)^latent_dim;
+    corrected: N(0, 1)^width (implementation notes §borealis.architecture,
+    §smartnoise.architecture, §corrected.generation): each preset says it
+    (:meth:`~pategan_audit.implementations.neural_loop.NeuralPateGenerator.latent_law`)."""
+    return model.latent_law()
+
+
 class NeuralStep(ReplicaStep):
-    """One iteration of R borealis / smartnoise / corrected replicas (see the module docstring)."""
+    """One iteration of R borealis / smartnoise / corrected replicas (see the module docstring),
+    each replica drawing from its own torch generators in the single fit's order."""
+
+    #: the stream mode of this step (:data:`STREAM_MODES`)
+    streams: ClassVar[str] = "torch"
 
     def __init__(self, models: Sequence[NeuralPateGenerator], device: torch.device):
         super().__init__(models, device)
@@ -149,8 +186,25 @@ class NeuralStep(ReplicaStep):
                 model.sampler.small, shape_signature(model.gen_net, model.student, model.teachers.net))
 
     # -- per-replica draws, batched maths -------------------------------------------------------
-    def _latents(self, n: int) -> torch.Tensor:
+    def _begin_draws(self, it: int) -> None:
+        """Before iteration ``it``'s draws (the counter streams evaluate them all here)."""
+
+    def _end_draws(self) -> None:
+        """After the iteration (or its failure): drop what :meth:`_begin_draws` held."""
+
+    def _teacher_rows(self, rnd: int) -> torch.Tensor:
+        """``[R, k, B]`` row positions of teacher round ``rnd``."""
+        return self.sampler.sample(self.B, self.train_gens)
+
+    def _latents(self, n: int, kind: int = TEACHER_Z, rnd: int = 0) -> torch.Tensor:
+        """``[R, n, width]`` training latents of draw ``kind`` in round ``rnd`` (each replica's
+        ``train_gen``, in the single fit's order: kind and round are the order itself)."""
         return torch.stack([m._latent(n, m.train_gen, sampling=False) for m in self.models]).to(self.device)
+
+    def _vote_noise(self, rnd: int) -> torch.Tensor | None:
+        """The vote noise of student round ``rnd`` for every replica, or None: each replica draws
+        its own from ``noise_gen`` when it releases (:func:`~.loop.release_votes`)."""
+        return None
 
     def _fakes(self, latent: torch.Tensor) -> torch.Tensor:
         out = self.gen_net(latent)
@@ -161,24 +215,29 @@ class NeuralStep(ReplicaStep):
     def iteration(self, it: int, active: np.ndarray) -> None:
         R, k, B = self.R, self.k, self.B
         ar = torch.arange(R, device=self.device)[:, None, None]
-        for _ in range(self.n_teacher):
-            rows = self.sampler.sample(B, self.train_gens)  # [R, k, B]
-            record_seen(self.models, rows, active, has_rows=self.sampler.has_rows if self.sampler.any_empty else None)
-            real = self.X[ar, rows.to(self.device)].reshape(R * k, B, -1)
-            with torch.no_grad():
-                fake = self._fakes(self._latents(k * B))
-            weight = self.sampler.has_rows.reshape(R * k).float().to(self.device) if self.sampler.any_empty else None
-            self.teachers.train_step(real, fake.reshape(R * k, B, -1), separate=self.separate, real_weight=weight)
-        for _ in range(int(self.cfg.student_iters)):
-            with torch.no_grad():
-                u = self._fakes(self._latents(B))
-            labels = release_votes(self.models, replica_votes(self.teachers, u, k), active).to(self.device)
-            logits = self.student(u)[..., 0]
-            loss_s = F.binary_cross_entropy_with_logits(logits, labels, reduction="none").mean(dim=1).sum()
-            self.opt_student.zero_grad(set_to_none=True)
-            loss_s.backward()
-            self.opt_student.step()
-        generator_step(self.student(self._fakes(self._latents(B)))[..., 0], self.opt_generator)
+        self._begin_draws(it)
+        try:
+            for rnd in range(self.n_teacher):
+                rows = self._teacher_rows(rnd)  # [R, k, B]
+                record_seen(self.models, rows, active, has_rows=self.sampler.has_rows if self.sampler.any_empty else None)
+                real = self.X[ar, rows.to(self.device)].reshape(R * k, B, -1)
+                with torch.no_grad():
+                    fake = self._fakes(self._latents(k * B, TEACHER_Z, rnd))
+                weight = self.sampler.has_rows.reshape(R * k).float().to(self.device) if self.sampler.any_empty else None
+                self.teachers.train_step(real, fake.reshape(R * k, B, -1), separate=self.separate, real_weight=weight)
+            for rnd in range(int(self.cfg.student_iters)):
+                with torch.no_grad():
+                    u = self._fakes(self._latents(B, STUDENT_Z, rnd))
+                labels = release_votes(self.models, replica_votes(self.teachers, u, k), active,
+                                       noise=self._vote_noise(rnd)).to(self.device)
+                logits = self.student(u)[..., 0]
+                loss_s = F.binary_cross_entropy_with_logits(logits, labels, reduction="none").mean(dim=1).sum()
+                self.opt_student.zero_grad(set_to_none=True)
+                loss_s.backward()
+                self.opt_student.step()
+            generator_step(self.student(self._fakes(self._latents(B, GENERATOR_Z, 0)))[..., 0], self.opt_generator)
+        finally:
+            self._end_draws()
 
     def write_back(self, r: int) -> None:
         m = self.models[r]
@@ -187,10 +246,122 @@ class NeuralStep(ReplicaStep):
         unstack_into(self.teachers.net, m.teachers.net, r)
 
 
+class CounterNeuralStep(NeuralStep):
+    """:class:`NeuralStep` with every draw of an iteration from one counter-based call
+    (:mod:`.streams`; the module docstring's stream mode). Layout of replica r's words, per
+    teacher round: ``ROWS``, word ``t·W_r + j`` keys position j of teacher t's block (``W_r``:
+    the replica's own table width, so padding to the group's widest table changes nothing);
+    ``FILL``, ``t·B + b`` the with-replacement row b of a block smaller than B; latents
+    ``i·width + c`` (row i, column c), their class ``i``; per student round ``NOISE``, four
+    words per Laplace value (``[B]``, or ``[B, 2]`` for the two-noise argmax)."""
+
+    streams: ClassVar[str] = "counter"
+
+    def __init__(self, models: Sequence[NeuralPateGenerator], device: torch.device):
+        super().__init__(models, device)
+        seeds = [m.config.seed for m in self.models]
+        bad = [s for s in seeds if s is None or isinstance(s, bool) or int(s) < 0]
+        if bad:
+            raise ValueError(f"streams='counter' keys each replica by its seed; got seed {bad[0]!r}, pass non-negative seeds")
+        m0, R, k, B, dev = self.models[0], self.R, self.k, self.B, device
+        n_student = int(self.cfg.student_iters)
+        if max(self.n_teacher, n_student) >= 1 << 16:
+            raise ValueError(f"streams='counter' numbers at most 65,535 teacher and student rounds per iteration, got "
+                             f"teacher_iters={self.n_teacher}, student_iters={n_student}")
+        self.law, self.width, self.conditional_latent = latent_law(m0)
+        # the stacked sampler's tables on the device: each replica's own width W_r, padded to the widest
+        samplers = self.sampler.samplers
+        for s in samplers:  # what the default sampler checks at every draw, once
+            s.check(B)
+        self.table = self.sampler.table.to(dev)
+        self.sizes = self.sampler.sizes.to(dev)
+        self.W = int(self.table.shape[-1])
+        widths = torch.as_tensor(self.sampler.widths, dtype=torch.int64, device=dev)
+        if bool((widths == self.W).all()):
+            self.row_words = None
+        else:  # [R, k, W]: word t·W_r + min(j, W_r − 1) (positions j >= W_r are padding, masked by sizes)
+            j = torch.arange(self.W, device=dev)
+            t = torch.arange(k, device=dev)[:, None]
+            self.row_words = (t * widths[:, None, None] + torch.minimum(j, widths[:, None, None] - 1)).reshape(R, k * self.W)
+        self.fill = any(s.needs_fill(B) for s in samplers)
+        if self.conditional_latent:  # borealis: the class by inverse CDF of each replica's class ratios
+            C = max(len(m.class_values_) for m in self.models)
+            cum = torch.full((R, max(C - 1, 0)), 2.0, dtype=torch.float64)
+            values = torch.zeros((R, C), dtype=torch.float32)
+            for r, m in enumerate(self.models):
+                ratios = torch.as_tensor(m.class_ratios_, dtype=torch.float64)
+                cum[r, :len(ratios) - 1] = torch.cumsum(ratios, 0)[:-1]
+                values[r, :len(ratios)] = torch.as_tensor(m.class_values_, dtype=torch.float32)
+            self.class_cum, self.class_values = cum.to(dev), values.to(dev)
+        self.two_noise = self.cfg.vote_mechanism == "two_noise_argmax"
+        self.scale = float(m0._laplace_scale())
+        per_row = self.width
+        sizes: dict[int, int] = {}
+
+        def latents(kind: int, rnd: int, n: int) -> None:
+            count = n * per_row
+            sizes[kind << 16 | rnd] = count + count % 2 if self.law == "normal" else count
+            if self.conditional_latent:
+                sizes[CLASS_OF[kind] << 16 | rnd] = n
+
+        for rnd in range(self.n_teacher):
+            sizes[ROWS << 16 | rnd] = k * self.W
+            if self.fill:
+                sizes[FILL << 16 | rnd] = k * B
+            latents(TEACHER_Z, rnd, k * B)
+        for rnd in range(n_student):
+            latents(STUDENT_Z, rnd, B)
+            sizes[NOISE << 16 | rnd] = 4 * B * (2 if self.two_noise else 1)
+        latents(GENERATOR_Z, 0, B)
+        self.draws = Draws(stream_keys([int(s) for s in seeds], STREAM_ID, dev), sizes)
+        self._words: dict[int, torch.Tensor] | None = None
+
+    def _begin_draws(self, it: int) -> None:
+        self._words = self.draws(it)  # one call: every replica, round and kind of this iteration
+
+    def _end_draws(self) -> None:
+        self._words = None  # views of one array: never part of a snapshot
+
+    def _teacher_rows(self, rnd: int) -> torch.Tensor:
+        R, k, B, W = self.R, self.k, self.B, self.W
+        w = self._words[ROWS << 16 | rnd]
+        if self.row_words is not None:
+            w = torch.gather(w, 1, self.row_words)
+        pos = as_permutation(w.reshape(R, k, W), self.sizes, first=B)  # B distinct positions of each block
+        if B > W:  # every block is smaller than B: all rows come from the fill below
+            pos = torch.zeros((R, k, B), dtype=torch.int64, device=w.device)
+        if self.fill:
+            small = (self.sizes < B)[..., None]
+            drawn = as_integers(self._words[FILL << 16 | rnd].reshape(R, k, B), self.sizes.clamp(min=1)[..., None])
+            pos = torch.where(small, drawn, pos)
+        return torch.gather(self.table, 2, pos)
+
+    def _latents(self, n: int, kind: int = TEACHER_Z, rnd: int = 0) -> torch.Tensor:
+        w = self._words[kind << 16 | rnd]
+        count = n * self.width
+        z = (as_uniform(w) if self.law == "uniform" else as_normal(w)[:, :count]).reshape(self.R, n, self.width)
+        if not self.conditional_latent:
+            return z
+        u = self._words[CLASS_OF[kind] << 16 | rnd].to(torch.float64) * 2.0 ** -32  # [R, n] in [0, 1)
+        idx = (u[..., None] >= self.class_cum[:, None, :]).sum(dim=-1)
+        c = torch.gather(self.class_values, 1, idx)
+        return torch.cat([z, c[..., None]], dim=-1)
+
+    def _vote_noise(self, rnd: int) -> torch.Tensor:
+        noise = as_laplace(self._words[NOISE << 16 | rnd], self.scale)  # [R, B] or [R, 2B]
+        return noise.reshape(self.R, self.B, 2) if self.two_noise else noise
+
+
 def supports(config) -> bool:
     """Every setting of borealis, smartnoise and corrected is batched."""
     return True
 
 
-def run(models, frames, label, *, device, on_done=None) -> None:
-    run_pate_replicas(models, frames, label, NeuralStep, device=device, on_done=on_done)
+def run(models, frames, label, *, device, on_done=None, streams: str = "torch") -> None:
+    """Fit ``models`` as one batched computation per stackable group (:func:`~.loop.run_pate_replicas`);
+    ``streams``: "torch" (each replica's own generators, the single fit's numbers) or "counter"
+    (:class:`CounterNeuralStep`)."""
+    if streams not in STREAM_MODES:
+        raise ValueError(f"streams must be one of {STREAM_MODES}, got {streams!r}")
+    step = CounterNeuralStep if streams == "counter" else NeuralStep
+    run_pate_replicas(models, frames, label, step, device=device, on_done=on_done)

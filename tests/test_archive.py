@@ -582,3 +582,4 @@ def test_past_ceiling_archive_runs_its_cells_at_smoke(tmp_path, use_cache):
     got = list(dict.fromkeys(zip(a.records["implementation"], a.records["channel"])))
     assert got == list(archive.PAST_CEILING_CELLS["querybased"]) and a.meta["complete"]
     assert a.meta["cells"] == [list(c) for c in archive.PAST_CEILING_CELLS["querybased"]] and a.meta["cells_rule"]
+    assert "(querybased: original fixed_size, turing fixed_size, smartnoise fixed_size," in a.meta["runs"]

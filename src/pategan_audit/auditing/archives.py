@@ -136,7 +136,8 @@ def audit_runs(games: tuple[tuple[str, tuple[str, ...]], ...], presets: tuple[st
                               key=lambda s: cells.index((s.implementation, s.channel)))
         attacks = [a for a, _ in games]
         channels = sorted({c for _, cs in games for c in cs}, key=list(("paper", "fixed_size", "controlled")).index)
-        what = (f"{len(presets)} presets x {', '.join(channels)} channel" if len(games) == 1 else
+        what = (f"{attacks[0]}: " + ", ".join(f"{i} {c}" for i, c in cells) if cells is not None else
+                f"{len(presets)} presets x {', '.join(channels)} channel" if len(games) == 1 else
                 f"{', '.join(presets)}; " + "; ".join(f"{a}: {', '.join(cs)}" for a, cs in games))
 
         def meta_now(records: pd.DataFrame) -> dict:

@@ -83,7 +83,12 @@ def test_profiles():
     # F.3: the book must be able to show eps_emp > 1 (>= 12 test outputs per world)
     assert book.split[2] >= 12 and book.ceiling() > 1.0
     assert smoke.n_per_world <= book.n_per_world <= paper.n_per_world
-    assert set(AUDIT_PROFILES) == {"smoke", "book", "resolvable", "large", "paper"}
+    assert set(AUDIT_PROFILES) == {"smoke", "book", "resolvable", "large", "paper", "ceiling10k", "ceiling2k"}
+    # the audits past the ceiling: the paper's attack split (400 / 200) and only a larger test split
+    for name, n_test in (("ceiling10k", 10_000), ("ceiling2k", 2_000)):
+        p = get_profile(name)
+        assert p.split == (400, 200, n_test) and p.n_per_world == 600 + n_test
+        assert p.ceiling() == pytest.approx(perfect_attack_ceiling(n_per_world=n_test))
     resolvable = get_profile("resolvable")  # the GroundHog ablation archive: a fix that stops a perfect attack shows
     assert resolvable.ceiling() > 3.0 and resolvable.groundhog_iterations == paper.groundhog_iterations
     assert book.ceiling("bayesian") == pytest.approx(perfect_attack_ceiling(n_per_world=16, method="bayesian"))

@@ -15,7 +15,8 @@ from pategan_audit.auditing.bounds import perfect_attack_ceiling
 def _rows(impl, channel, eps_cp, *, n_test, auc=1.0, threshold=0.5, variant="as benchmarked", attack="querybased"):
     base = {"attack": attack, "implementation": impl, "channel": channel, "variant": variant, "n_test": n_test,
             "alpha": 0.1, "delta": 1e-5, "auc": auc, "gdp_mu_lo": 3.0, "gdp_epsilon_lo": 12.0, "gdp_epsilon_ceiling": 30.0, "train_seconds": 10.0,
-            "threshold": threshold, "direction": "s", "valid_FP": 0, "valid_TN": 200, "valid_FN": 0, "valid_TP": 200}
+            "threshold": threshold, "direction": "s", "valid_FP": 0, "valid_TN": 200, "valid_FN": 0, "valid_TP": 200,
+            "test_FP": 0, "test_TN": n_test, "test_FN": 0, "test_TP": n_test}
     return [{**base, "method": "clopper_pearson", "epsilon_emp": eps_cp},
             {**base, "method": "bayesian", "epsilon_emp": eps_cp + 1.0}]
 
@@ -70,7 +71,7 @@ def test_what_opens_the_channel_comes_from_the_ablation_in_that_channel(store):
 
 def test_sentences_say_leaks_at_least_and_whether_the_attack_is_still_perfect(store):
     s = P.leak_sentences(P.past_ceiling_table(store))
-    assert s[0].startswith("**original** leaks at least **6.10**") and "below the new ceiling 7.90" in s[0]
+    assert s[0].startswith("**original** leaks at least **6.10**") and "below the new ceiling 7.90, 0 of 20,000" in s[0]
     assert "still perfect on 10,000 test outputs per world" in s[1] and "closed by" not in s[1]
     assert "a new attack" in s[2] and "a new attack" not in s[0]  # synthcity's threshold differs from the archived
 
@@ -110,3 +111,9 @@ def test_the_implementation_verdict_names_the_largest_leak_measured_past_the_cei
     assert "leaks at least (past the ceiling)" not in implementation_verdicts(fig5).columns
     assert implementation_verdicts(fig5.rename(index={"turing": "borealis"}), past=P.past_ceiling_table(store)).loc[
         "borealis", "leaks at least (past the ceiling)"] == "—"
+
+
+def test_test_errors_follow_the_direction_the_attack_chose():
+    """In direction 1-s, "in" is the low side: the errors are TN + TP of the s-oriented counts."""
+    assert P._errors({"direction": "1-s", "test_FP": 10_000, "test_TN": 0, "test_FN": 9_999, "test_TP": 1}) == 1
+    assert P._errors({"direction": "s", "test_FP": 0, "test_TN": 10_000, "test_FN": 971, "test_TP": 9_029}) == 971

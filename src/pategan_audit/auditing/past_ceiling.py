@@ -63,6 +63,14 @@ def opened_by(ablation: pd.DataFrame, implementation: str, *, epsilon: float = 1
     return f"no single fix closes it{rest}"
 
 
+def _errors(record) -> int:
+    """Test outputs the attack's rule gets wrong, both worlds together (in the direction it chose:
+    ``1-s`` flips which side of the threshold means "in")."""
+    if record["direction"] == "1-s":
+        return int(record["test_TN"]) + int(record["test_TP"])
+    return int(record["test_FP"]) + int(record["test_FN"])
+
+
 def past_ceiling_table(directory=None, *, epsilon: float = 1.0) -> pd.DataFrame:
     """One row per (attack, implementation, channel) archived past the ceiling: ε_emp and its
     ceiling at 1,000 per world and now, the Bayesian bound and μ-GDP estimate now, AUC, whether
@@ -108,6 +116,7 @@ def past_ceiling_table(directory=None, *, epsilon: float = 1.0) -> pd.DataFrame:
                 "AUC before": float(before["auc"]) if before is not None else None, "AUC": float(cp["auc"]),
                 "same attack": (bool(all(before[k] == cp[k] for k in _ATTACK_KEYS)) if before is not None else None),
                 "status": "at the new ceiling" if at_ceiling else "below the ceiling",
+                "test errors": _errors(cp),
                 "opened by": opened, "shadow-model core-s": float(cp["train_seconds"]),
             })
     return pd.DataFrame(rows)
@@ -120,12 +129,15 @@ def leak_sentences(table: pd.DataFrame, *, epsilon: float = 1.0) -> list[str]:
     for values in table.itertuples(index=False):
         d = dict(zip(table.columns, values))
         where = f"{d['attack']}, {d['channel']} channel"
-        digits = 2 if f"{d['ε_emp']:.2f}" != f"{d['ceiling']:.2f}" or d["status"] == "at the new ceiling" else 3
+        digits = 2
+        while d["status"] != "at the new ceiling" and digits < 4 and f"{d['ε_emp']:.{digits}f}" == f"{d['ceiling']:.{digits}f}":
+            digits += 1
         if d["status"] == "at the new ceiling":
             what = (f"at the new ceiling: the attack is still perfect on {d['test outputs']:,} test outputs per world, "
                     "so the leak may be larger still")
         else:
-            what = f"below the new ceiling {d['ceiling']:.{digits}f}: a measured lower bound"
+            what = (f"below the new ceiling {d['ceiling']:.{digits}f}, {d['test errors']:,} of "
+                    f"{2 * d['test outputs']:,} test outputs misclassified: a measured lower bound")
         attack = "" if d["same attack"] is not False else "; a new attack: the shadow models differ from the archived run's"
         out.append(f"**{d['implementation']}** leaks at least **{d['ε_emp']:.{digits}f}** (claimed ε = {epsilon:g}) in "
                    f"{where} ({what}; at 1,000 per world it read {d['ε_emp before']:.2f}{attack}); {d['opened by']}.")

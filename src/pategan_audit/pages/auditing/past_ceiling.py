@@ -18,7 +18,7 @@ __all__ = ["SHOWN", "COSTS", "past_ceiling"]
 COSTS = {"audit_past_ceiling_querybased": "about 3 core-hours, synthcity most of it",
          "audit_past_ceiling_groundhog": "about 8 core-hours on CPU, synthcity most of it"}
 
-SHOWN = ["attack", "implementation", "channel", "ε_emp before", "ceiling before", "ε_emp", "ceiling", "status",
+SHOWN = ["attack", "implementation", "channel", "ε_emp before", "ceiling before", "ε_emp", "ceiling", "status", "test errors",
          "Bayesian", "Bayesian ceiling", "GDP μ_lo", "GDP ε if Gaussian", "GDP ε ceiling", "AUC", "same attack", "opened by"]
 
 

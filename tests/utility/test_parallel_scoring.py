@@ -110,3 +110,31 @@ def test_split_workers_explicit_and_refused():
         R.split_workers(runner.RunOptions(n_jobs=4), 1, score_jobs=0)
     with pytest.raises(ValueError, match="needs local workers"):
         R.split_workers(runner.RunOptions(n_jobs=4, backend="dask"), 1, score_jobs=2)
+
+
+def test_a_scoring_run_stopped_mid_cell_keeps_the_tables_it_finished(tmp_path, monkeypatch):
+    """Each table's scores reach the cache as soon as its panel is done: a run that stops on the
+    third table has cached the first two, and the rerun reads them instead of scoring them again."""
+    data = R.load_dataset("cervical_cancer", None)
+    tables = [(data.train.sample(frac=1.0, replace=True, random_state=s).reset_index(drop=True), s) for s in (1, 2, 3)]
+    knobs = _tiny_cell().knobs
+    real = R._classifier_job
+    calls = []
+
+    def stops_on_the_third_table(item):
+        calls.append(item[1])
+        if len(calls) > 2 * len(PANEL):
+            raise KeyboardInterrupt("session ended")
+        return real(item)
+
+    monkeypatch.setattr(R, "_classifier_job", stops_on_the_third_table)
+    with pytest.raises(KeyboardInterrupt):
+        R.score_tables(tables, data.test, classifiers=PANEL, knobs=knobs, reuse=True, cache_dir=tmp_path)
+    monkeypatch.setattr(R, "_classifier_job", real)
+    scored = []
+    monkeypatch.setattr(R, "_classifier_job", lambda item: scored.append(item[1]) or real(item))
+    again = R.score_tables(tables, data.test, classifiers=PANEL, knobs=knobs, reuse=True, cache_dir=tmp_path)
+    assert len(scored) == len(PANEL)  # only the third table is scored again
+    for (synth, seed), (frame, _) in zip(tables, again):
+        serial = evaluate_table(synth, data.test, classifiers=PANEL, seed=seed, knobs=knobs)
+        pd.testing.assert_frame_equal(frame[SCORES], serial[SCORES], check_exact=True)

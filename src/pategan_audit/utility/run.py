@@ -275,16 +275,20 @@ def score_tables(tables: list[tuple[pd.DataFrame, int]], test: pd.DataFrame, *, 
     jobs = [(todo[t], c) for t, c in scoring_jobs(len(todo), len(classifiers))]
     if jobs:
         workers = _worker_count(options, len(jobs)) if options.backend != "dask" else options.n_jobs
-        done = runner.run_map(_classifier_job, [(prepared[i][0], c, knobs) for i, c in jobs], options,
-                              label="scoring", n_jobs=workers)
         per_table: dict[int, list[tuple[dict[str, Any], float]]] = {i: [None] * len(classifiers) for i in todo}
-        for (i, c), res in zip(jobs, done):
+        left = {i: len(classifiers) for i in todo}
+        # each table's scores are kept (and cached) as soon as its whole panel is done, so that a run
+        # stopped mid-cell resumes from the tables it finished (the cell itself is cached only whole)
+        for j, res in runner.run_imap(_classifier_job, [(prepared[i][0], c, knobs) for i, c in jobs], options,
+                                      label="scoring", n_jobs=workers):
+            i, c = jobs[j]
             per_table[i][c] = res
-        for i in todo:
-            frame = pd.DataFrame([row for row, _ in per_table[i]], columns=["classifier", "auroc", "auprc"])
-            results[i] = (frame, prepared[i][1] + sum(sec for _, sec in per_table[i]))
-            if reuse:
-                runner.store_cached(keys[i], frame, namespace=SCORES_NAMESPACE, cache_dir_override=cache_dir)
+            left[i] -= 1
+            if left[i] == 0:
+                frame = pd.DataFrame([row for row, _ in per_table[i]], columns=["classifier", "auroc", "auprc"])
+                results[i] = (frame, prepared[i][1] + sum(sec for _, sec in per_table[i]))
+                if reuse:
+                    runner.store_cached(keys[i], frame, namespace=SCORES_NAMESPACE, cache_dir_override=cache_dir)
     return results  # type: ignore[return-value]
 
 

@@ -117,3 +117,22 @@ def test_test_errors_follow_the_direction_the_attack_chose():
     """In direction 1-s, "in" is the low side: the errors are TN + TP of the s-oriented counts."""
     assert P._errors({"direction": "1-s", "test_FP": 10_000, "test_TN": 0, "test_FN": 9_999, "test_TP": 1}) == 1
     assert P._errors({"direction": "s", "test_FP": 0, "test_TN": 10_000, "test_FN": 971, "test_TP": 9_029}) == 971
+
+
+def test_the_same_attack_read_from_its_other_direction_is_the_same_attack():
+    """turing, Querybased fixed_size: at 1,000 per world direction s (threshold 0.86, validation
+    FP 0, TN 200, FN 1, TP 199) won by a rounding tie; on 10,000 test outputs the other direction
+    1-s (threshold 1.0) bounds higher and is recorded with the mirrored validation counts."""
+    before = {"threshold": 0.86, "direction": "s", "valid_FP": 0, "valid_TN": 200, "valid_FN": 1, "valid_TP": 199}
+    after = {"threshold": 1.0, "direction": "1-s", "valid_FP": 200, "valid_TN": 0, "valid_FN": 199, "valid_TP": 1}
+    assert P.same_attack(before, after) and P.same_attack(after, after)
+    assert not P.same_attack(before, {**after, "valid_FN": 198, "valid_TP": 2})  # another validation outcome
+    assert not P.same_attack(before, {**after, "direction": "s"})  # same direction, other counts
+
+
+def test_the_sentence_says_when_the_other_direction_was_read(store):
+    after = P.past_ceiling_table(store)
+    after.loc[after["implementation"] == "turing", "direction"] = "1-s"
+    s = P.leak_sentences(after)
+    assert "the same attack, read from its other direction (1-s), which bounds higher on 10,000 test outputs" in s[1]
+    assert "other direction" not in s[0] and "a new attack" not in s[1]

@@ -9,9 +9,11 @@ that were within 0.2 of that ceiling with the same attack: the random forest is 
 threshold chosen on the same first 400 / 200 shadow models per world (same seeds), and only the
 test split grows. :func:`past_ceiling_table` sets the two side by side, with
 
-* whether the attack is the archived one (same threshold, direction and validation counts; the same
-  seeds give the same shadow models only while the code computes them as it did then, so where the
-  code changed since the 1,000-per-world run this can be False: a new attack on its own game),
+* whether the attack is the archived one (:func:`same_attack`: the same threshold, direction and
+  validation counts, or the same validation outcome read from the score's other direction, where
+  the larger test split makes ``1 - s`` bound higher than ``s``; the same seeds give the same shadow
+  models only while the code computes them as it did then, so where the code changed since the
+  1,000-per-world run this can be False: a new attack on its own game),
 * the status: ``at the new ceiling`` (still a perfect test; the leak is at least the new ceiling) or
   ``below the ceiling`` (the lower bound is the measured leak),
 * the Bayesian bound and the ROC-based μ-GDP estimate (Nasr et al. 2023) with the ε it implies
@@ -28,7 +30,7 @@ from ..archive_store import read_archive
 from .bounds import perfect_attack_ceiling
 
 __all__ = ["PAST_CEILING_ARCHIVES", "BEFORE_ARCHIVES", "ABLATION_ARCHIVES", "past_ceiling_table", "opened_by",
-           "leak_sentences"]
+           "leak_sentences", "same_attack"]
 
 #: archive -> attack
 PAST_CEILING_ARCHIVES = {"audit_past_ceiling_querybased": "querybased", "audit_past_ceiling_groundhog": "groundhog"}
@@ -40,6 +42,23 @@ BEFORE_ARCHIVES = {("querybased", "fixed_size"): "audit_querybased_fixed_size_la
 ABLATION_ARCHIVES = {"querybased": ("audit_ablation_querybased_large", "fixed_size"),
                      "groundhog": ("audit_ablation_groundhog_large", "paper")}
 _ATTACK_KEYS = ("threshold", "direction", "valid_FP", "valid_TN", "valid_FN", "valid_TP")
+
+
+_MIRROR = {"valid_FP": "valid_TN", "valid_TN": "valid_FP", "valid_FN": "valid_TP", "valid_TP": "valid_FN"}
+
+
+def same_attack(before, after) -> bool:
+    """Whether two Clopper-Pearson records hold the same attack on the same validation outputs.
+
+    A record keeps the direction of the score (``s`` or ``1 - s``) whose test ε is larger
+    (:func:`~pategan_audit.auditing.attacks.evaluate_scores`), with that direction's threshold and
+    validation counts. The same forest on the same validation outputs is therefore recorded either
+    with the same threshold, direction and counts, or, when a larger test split makes the other
+    direction bound higher, with the other direction and the mirrored validation counts (false
+    positives of one are the true negatives of the other, false negatives the true positives)."""
+    if all(before[k] == after[k] for k in _ATTACK_KEYS):
+        return True
+    return before["direction"] != after["direction"] and all(before[k] == after[m] for k, m in _MIRROR.items())
 
 
 def _read(name: str, directory=None) -> pd.DataFrame | None:
@@ -114,7 +133,8 @@ def past_ceiling_table(directory=None, *, epsilon: float = 1.0) -> pd.DataFrame:
                 "GDP μ_lo": float(cp["gdp_mu_lo"]), "GDP ε if Gaussian": float(cp["gdp_epsilon_lo"]),
                 "GDP ε ceiling": float(cp.get("gdp_epsilon_ceiling", float("nan"))),
                 "AUC before": float(before["auc"]) if before is not None else None, "AUC": float(cp["auc"]),
-                "same attack": (bool(all(before[k] == cp[k] for k in _ATTACK_KEYS)) if before is not None else None),
+                "same attack": same_attack(before, cp) if before is not None else None,
+                "direction before": before["direction"] if before is not None else None, "direction": cp["direction"],
                 "status": "at the new ceiling" if at_ceiling else "below the ceiling",
                 "test errors": _errors(cp),
                 "opened by": opened, "shadow-model core-s": float(cp["train_seconds"]),
@@ -138,7 +158,13 @@ def leak_sentences(table: pd.DataFrame, *, epsilon: float = 1.0) -> list[str]:
         else:
             what = (f"below the new ceiling {d['ceiling']:.{digits}f}, {d['test errors']:,} of "
                     f"{2 * d['test outputs']:,} test outputs misclassified: a measured lower bound")
-        attack = "" if d["same attack"] is not False else "; a new attack: the shadow models differ from the archived run's"
+        if d["same attack"] is False:
+            attack = "; a new attack: the shadow models differ from the archived run's"
+        elif d["same attack"] and d["direction"] != d["direction before"]:
+            attack = (f"; the same attack, read from its other direction ({d['direction']}), which bounds higher on "
+                      f"{d['test outputs']:,} test outputs")
+        else:
+            attack = ""
         out.append(f"**{d['implementation']}** leaks at least **{d['ε_emp']:.{digits}f}** (claimed ε = {epsilon:g}) in "
                    f"{where} ({what}; at 1,000 per world it read {d['ε_emp before']:.2f}{attack}); {d['opened by']}.")
     return out

@@ -37,6 +37,7 @@ import pandas as pd
 
 from .. import runner
 from ..implementations.factory import PresetFactory, with_public_bounds  # PresetFactory: re-exported (old home)
+from ..implementations.many import check_streams
 from .featurisers import NaiveFeaturiser, QueryFeaturiser
 
 __all__ = [
@@ -123,6 +124,11 @@ class AuditSetting:
 
     variant: a label for ``extra_overrides`` (e.g. "V4 fixed" in the ablation); the default
     "as benchmarked" means no extra overrides.
+    streams: the shadow models' random streams (:func:`~pategan_audit.implementations.fit_many`):
+        "torch" (default: each model's own generators, the numbers of a single fit and of every
+        archived audit) or "counter" (one counter-based call per iteration for all models of a
+        chunk, the same numbers at any chunking and device; other numbers than "torch", cached and
+        recorded apart); a preset without counter streams is refused here, before any training.
     """
 
     attack: str
@@ -134,8 +140,10 @@ class AuditSetting:
     target: int = GROUNDHOG_TARGET
     epsilon: float = 1.0
     delta: float = 1e-5
+    streams: str = "torch"
 
     def __post_init__(self) -> None:
+        check_streams(self.implementation, self.streams, True)
         if self.attack not in ATTACKS:
             raise ValueError(f"unknown attack {self.attack!r}; use one of {ATTACKS}")
         if self.channel not in CHANNELS:
@@ -163,7 +171,7 @@ class AuditSetting:
         return with_public_bounds(self.implementation, out, bounds)
 
     def factory(self, d_out: pd.DataFrame) -> PresetFactory:
-        return PresetFactory(self.implementation, self.epsilon, self.delta, self.overrides(d_out))
+        return PresetFactory(self.implementation, self.epsilon, self.delta, self.overrides(d_out)).with_streams(self.streams)
 
     def n_synth_rows(self, d_out: pd.DataFrame, d_in: pd.DataFrame) -> int | str:
         if self.attack == "groundhog":
@@ -193,9 +201,12 @@ class AuditSetting:
 
     def key(self) -> dict:
         """JSON-able description of the setting's labels and knobs, for result records."""
-        return {"attack": self.attack, "implementation": self.implementation, "channel": self.channel,
-                "iterations": self.iterations, "variant": self.variant, "extra_overrides": self.extra_overrides,
-                "target": self.target, "epsilon": self.epsilon, "delta": self.delta}
+        key = {"attack": self.attack, "implementation": self.implementation, "channel": self.channel,
+               "iterations": self.iterations, "variant": self.variant, "extra_overrides": self.extra_overrides,
+               "target": self.target, "epsilon": self.epsilon, "delta": self.delta}
+        if self.streams != "torch":  # the default leaves the records of every archived audit as they were
+            key["streams"] = self.streams
+        return key
 
 
 @dataclass(frozen=True, eq=False)

@@ -17,8 +17,16 @@ without a batched step falls back to fitting the replicas one by one (``batched=
 ``streams="counter"`` (opt-in; original, turing, borealis, smartnoise and corrected so far,
 :data:`STREAMS`, the presets whose family module lists it in ``STREAM_MODES``) draws every replica's
 training randomness of an iteration from one counter-based call on the device
-(:mod:`pategan_audit.replicas.streams`): numbers independent of R, chunking and device, but not
+(:mod:`pategan_audit.replicas.streams`): draws independent of R, chunking and device, but not
 the single fit's, so the mode is a property of the fit (``model.trace.extra["streams"]``).
+
+What the replica axis does not fix, in either mode: the float rounding of the batched kernels
+depends on the number of replicas stacked (``baddbmm`` picks its kernel by batch size; vectorised
+and scalar code round ``sigmoid`` and ``softplus`` differently), so a replica's weights at R = 1
+and inside a larger chunk agree to rounding (about 1e-6 in released values after 20 iterations),
+not to the bit. Discrete outputs that do not sit on a rounding boundary (rows seen, votes,
+stopping iteration) agree exactly; an audit rerun with another chunk size (``n_jobs`` changes it)
+trains shadow models equal to rounding, not to the bit.
 """
 from __future__ import annotations
 
@@ -196,9 +204,10 @@ def fit_many(
     progress: True shows a tqdm bar counting models; a callable is called with each finished count.
     streams: "torch" (default: each replica's own torch generators, the numbers of
         ``create(...).fit``) or "counter" (original, turing, borealis, smartnoise, corrected: one
-        counter-based call per iteration for all replicas, on ``device``; the same numbers for a
-        seed at any R, chunking and device, but other numbers than a single fit, which has no
-        such mode; seeds must be non-negative). Recorded in ``model.trace.extra["streams"]``.
+        counter-based call per iteration for all replicas, on ``device``; the same draws for a
+        seed at any R, chunking and device (weights then equal to float rounding, module
+        docstring), but other draws than a single fit, which has no such mode; seeds must be
+        non-negative). Recorded in ``model.trace.extra["streams"]``.
     """
     check_streams(_check_name(name), streams, batched)
     seeds = _as_seeds(seeds)

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 import torch
 
+from pategan_audit.components.networks import Mlp
 from pategan_audit.implementations import create, fit_many
 from pategan_audit.implementations.many import batched_support
 from pategan_audit.replicas.wgan import StackedMlp, signature
@@ -127,8 +128,6 @@ def test_hooks_after_batched_fit():
 
 
 def test_stacked_mlp_matches_replicas():
-    from pategan_audit.implementations.wgan import Mlp
-
     gens = [torch.Generator().manual_seed(s) for s in range(3)]
     mlps = [Mlp([4, 5, 5, 2], "tanh", "sigmoid", generator=g) for g in gens]
     stacked = StackedMlp(mlps)
@@ -141,3 +140,17 @@ def test_stacked_mlp_matches_replicas():
             p.add_(1.0)
     stacked.write_back(1, mlps[1])
     torch.testing.assert_close(stacked(x)[1], mlps[1](x[1]))
+
+
+def test_one_stacked_mlp_is_the_mlp_bitwise():
+    """R = 1 keeps nn.Linear's parameters and kernels: outputs and gradients bit for bit."""
+    mlp = Mlp([4, 5, 5, 2], "tanh", "sigmoid", generator=torch.Generator().manual_seed(0))
+    stacked = StackedMlp([mlp])
+    assert [tuple(p.shape) for p in stacked.parameters()] == [(5, 4), (5, 5), (2, 5), (5,), (5,), (2,)]
+    x = torch.randn(1, 37, 4)
+    out = stacked(x)
+    assert out.shape == (1, 37, 2) and torch.equal(out[0], mlp(x[0]))
+    lins = [mod for mod in mlp.net if isinstance(mod, torch.nn.Linear)]
+    mine = torch.autograd.grad(out.square().mean(), [*stacked.weight, *stacked.bias])
+    theirs = torch.autograd.grad(mlp(x[0]).square().mean(), [*(lin.weight for lin in lins), *(lin.bias for lin in lins)])
+    assert len(mine) == len(theirs) == 6 and all(torch.equal(a, b) for a, b in zip(mine, theirs))

@@ -14,7 +14,10 @@ Gaussian noise on the 0/1 real/fake indicator labels (V14, V16). One *iteration*
             per row, ||g|| = sqrt(sum_j (g_j^2 + 1e-8))
     generator step on -mean(D(G(z))) with fresh z (conditional: labels of a fresh random batch)
 
-The loop runs exactly ``max_iter`` iterations whatever epsilon is (no accountant).
+The loop runs exactly ``max_iter`` iterations whatever epsilon is (no accountant). It is written
+once, as the replica step :mod:`pategan_audit.replicas.wgan` (``fit`` runs it at R = 1,
+``fit_many`` at any R; snapshots and resume come with it); this module holds the configuration,
+the set-up (streams, data, networks) and sampling.
 
 Networks (implementation notes §original.architecture): hidden width h = d; generator ``Linear -> h, tanh, Linear h -> h, tanh,
 Linear h -> d, sigmoid``; critic ``Linear -> h, ReLU, Linear h -> h, ReLU, Linear h -> 1``;
@@ -37,13 +40,13 @@ import torch
 
 from ..components.networks import Mlp, adam
 from ..components.partition import balanced_blocks
+from ..replicas.wgan import run_group
 from ..seeds import torch_generator, training_streams
 from .base import BaseConfig, BaseGenerator, validate_privacy, validate_seed
 from .hyperparameters import paper_setting, paper_sizes, resolved
 
-__all__ = ["WganConfig", "WganGenerator", "Mlp", "he_normal_mlp"]
+__all__ = ["WganConfig", "WganGenerator", "he_normal_mlp"]
 
-GP_EPS = 1e-8  # ZERO_TOL inside the gradient-norm square root (implementation notes §original.loop)
 CRITIC_BATCH_SOURCES = ("all_rows", "own_partition")
 
 
@@ -125,8 +128,14 @@ def he_normal_mlp(sizes: list[int], hidden: str, output: str, *, generator: torc
 class WganGenerator(BaseGenerator):
     """Base class of original and turing. Subclasses implement ``_prepare(df, label)`` (sets
     ``X_`` [N, d] float32 model-space data, ``cond_`` [N] float32 labels or None, ``bounds``),
-    ``_decode(values, cond, rng)`` and the policy hooks ``_sigma``, ``_gp_weight``,
-    ``_default_num_teachers``, ``_default_max_iter``."""
+    ``_sample(n, rng)`` and the policy hooks ``_sigma``, ``_gp_weight``,
+    ``_default_num_teachers``, ``_default_max_iter``.
+
+    The training step (:mod:`pategan_audit.replicas.wgan`) calls the public hooks
+    :meth:`begin_fit`, :meth:`end_iteration` and :meth:`end_fit` and reads the fitted sizes
+    (``num_teachers_``, ``batch_size_``, ``z_dim_``, ``max_iter_``, ``sigma_``, ``gp_weight_``),
+    the data (``X_``, ``cond_``, ``blocks_``), the networks and optimisers (``G``, ``D``,
+    ``opt_G``, ``opt_D``) and the training stream ``train_gen``."""
 
     Config: ClassVar[type[BaseConfig]] = WganConfig
 
@@ -190,79 +199,44 @@ class WganGenerator(BaseGenerator):
         else:
             self.blocks_ = None
 
-    # -- training ------------------------------------------------------------------------------
-    def _draw_rows(self, t: int, N: int) -> torch.Tensor:
-        B = self.batch_size_
-        if self.blocks_ is None:  # V3/V6: B distinct rows from all N rows
-            return torch.randperm(N, generator=self.train_gen)[:B]
-        block = self.blocks_[t]
-        return block[torch.randperm(len(block), generator=self.train_gen)[:B]]
+    # -- the training step's hooks (replicas.wgan.WganModel) -----------------------------------
+    def begin_fit(self, df: pd.DataFrame, label: str | None) -> None:
+        """Validate ``df`` and set the model up for its first iteration, as ``fit`` does
+        (``fit_many`` calls it on every replica before stacking them)."""
+        self._setup(self._accept(df, label), label)
+
+    def _setup(self, df: pd.DataFrame, label: str | None) -> None:
+        self._streams()
+        self._prepare(df, label)
+        self._build(int(self.X_.shape[0]))
+        self.trace.extra.update(
+            sigma=self.sigma_, num_teachers=self.num_teachers_, batch_size=self.batch_size_, gp_weight=self.gp_weight_,
+            z_dim=self.z_dim_, max_iter=self.max_iter_, num_critics=1,
+        )
+
+    def end_iteration(self, iteration: int) -> None:
+        """Count iteration ``iteration`` and run the callbacks (the networks are current)."""
+        self._after_iteration(iteration)
+
+    def end_fit(self, seen: np.ndarray, flips: torch.Tensor) -> None:
+        """Fill the trace at the end of training (or when it stopped): the rows each critic-step
+        slot drew (``seen`` [k, N] bool) and the share of flipped indicator labels per iteration
+        run (``flips``: counts per iteration, of 2B labels per critic step)."""
+        done = self.trace.iterations
+        self.trace.teacher_rows = [set(np.flatnonzero(r).tolist()) for r in seen]
+        self.trace.extra["label_flips"] = flips[:done].numpy() / float(2 * self.batch_size_ * self.num_teachers_)
+        if self.blocks_ is not None:
+            self.trace.extra["blocks"] = [b.numpy() for b in self.blocks_]
+
+    def _fit(self, df: pd.DataFrame, label: str | None) -> None:
+        self._setup(df, label)
+        run_group([self])
 
     def _with_cond(self, x: torch.Tensor, y: torch.Tensor | None) -> torch.Tensor:
         return x if y is None else torch.cat([x, y[:, None]], dim=1)
 
     def _latent(self, n: int, gen: torch.Generator) -> torch.Tensor:
         return torch.rand(n, self.z_dim_, generator=gen) * 2.0 - 1.0  # U(-1, 1)
-
-    def _critic_step(self, rows: torch.Tensor) -> torch.Tensor:
-        """One WGAN-GP critic step on ``rows``; returns the number of flipped indicator labels."""
-        B, gen = len(rows), self.train_gen
-        real = self.X_[rows]
-        y = None if self.cond_ is None else self.cond_[rows]
-        with torch.no_grad():
-            fake = self.G(self._with_cond(self._latent(B, gen), y))
-        base = torch.cat([torch.ones(B), torch.zeros(B)])
-        M = ((base + torch.randn(2 * B, generator=gen) * self.sigma_) > 0.5).to(torch.float32)
-        e = torch.rand(B, 1, generator=gen)
-        x_hat = (e * real + (1.0 - e) * fake).requires_grad_(True)
-        # one critic pass over [real; fake; x_hat] (the critic is row-wise)
-        yy = None if y is None else torch.cat([y, y, y])
-        out = self.D(self._with_cond(torch.cat([real, fake, x_hat]), yy))[:, 0]
-        d_all, d_hat = out[: 2 * B], out[2 * B:]
-        (grad,) = torch.autograd.grad(d_hat.sum(), x_hat, create_graph=True)
-        norm = torch.sqrt((grad * grad + GP_EPS).sum(dim=1))
-        loss = ((1.0 - M) * d_all).mean() - (M * d_all).mean() + self.gp_weight_ * ((norm - 1.0) ** 2).mean()
-        self.opt_D.zero_grad(set_to_none=True)
-        loss.backward()
-        self.opt_D.step()
-        return (M != base).sum()
-
-    def _generator_step(self, N: int) -> None:
-        B, gen = self.batch_size_, self.train_gen
-        y = None if self.cond_ is None else self.cond_[torch.randperm(N, generator=gen)[:B]]
-        fake = self.G(self._with_cond(self._latent(B, gen), y))
-        loss = -self.D(self._with_cond(fake, y)).mean()
-        self.opt_G.zero_grad(set_to_none=True)
-        loss.backward()
-        self.opt_G.step()
-
-    def _fit(self, df: pd.DataFrame, label: str | None) -> None:
-        self._streams()
-        self._prepare(df, label)
-        N = int(self.X_.shape[0])
-        self._build(N)
-        k, B = self.num_teachers_, self.batch_size_
-        seen = np.zeros((k, N), dtype=bool)
-        flips = torch.zeros(self.max_iter_, dtype=torch.int64)
-        self.trace.extra.update(
-            sigma=self.sigma_, num_teachers=k, batch_size=B, gp_weight=self.gp_weight_, z_dim=self.z_dim_,
-            max_iter=self.max_iter_, num_critics=1,
-        )
-        it = 0
-        try:
-            for it in range(self.max_iter_):
-                for t in range(k):
-                    rows = self._draw_rows(t, N)
-                    seen[t, rows.numpy()] = True
-                    flips[it] += self._critic_step(rows)
-                self._generator_step(N)
-                self._after_iteration(it)
-        finally:
-            done = self.trace.iterations
-            self.trace.teacher_rows = [set(np.flatnonzero(r).tolist()) for r in seen]
-            self.trace.extra["label_flips"] = flips[:done].numpy() / float(2 * B * k)
-            if self.blocks_ is not None:
-                self.trace.extra["blocks"] = [b.numpy() for b in self.blocks_]
 
     # -- sampling ------------------------------------------------------------------------------
     def _generate(self, n: int, cond: torch.Tensor | None, gen: torch.Generator) -> np.ndarray:

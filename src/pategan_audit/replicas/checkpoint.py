@@ -1,11 +1,11 @@
 """Resumable batched fits: snapshots of a replica group's whole training state.
 
 A batched fit of the presets that run on :mod:`.loop` (borealis, smartnoise, ``corrected``,
-updated, synthcity, gnmax) can take longer than a working session: synthcity on Epileptic at
-ε = 50 runs its 2,000 iterations in about 3 hours of one core, and on Credit a model needs about
-14 hours to the 10,000-iteration cap. Inside :func:`checkpointing`, every replica group
-(:func:`.loop._run_group`) writes a snapshot of its state between iterations every ``every``
-seconds and when it finishes; a later fit of the same group under the same directory (after the
+updated, synthcity, gnmax) or on :mod:`.wgan` (original, turing; a single fit too) can take longer
+than a working session: synthcity on Epileptic at ε = 50 runs its 2,000 iterations in about 3
+hours of one core, and on Credit a model needs about 14 hours to the 10,000-iteration cap. Inside
+:func:`checkpointing`, every replica group (:func:`.loop._run_group`, :func:`.wgan.run_group`)
+writes a snapshot of its state between iterations every ``every`` seconds and when it finishes; a later fit of the same group under the same directory (after the
 process was stopped) loads the snapshot and goes on from that iteration instead of iteration 0.
 
 A snapshot holds everything a fit reads or writes after the iteration it was taken at: each
@@ -24,8 +24,7 @@ them only from a directory you trust. A snapshot of another fit (other preset, s
 configuration or data) is an error that names the directory to delete; one written by another
 version of the package source is set aside with a warning (the fit starts again). A pickle
 stores two arrays that share memory apart, so a state holding views of one another takes no
-snapshots (a warning says so; none of the presets' harness configurations does). The WGAN
-presets (original, turing) run their own loop (:mod:`.wgan`) and are not snapshotted.
+snapshots (a warning says so; none of the presets' harness configurations does).
 """
 from __future__ import annotations
 

@@ -1,27 +1,34 @@
-"""Replica step of original and turing: R WGAN-GP fits (:mod:`pategan_audit.implementations.wgan`,
-implementation notes §original.architecture, §original.loop, §turing.architecture, §turing.loop) run as one batched computation.
+"""The training step of original and turing: R WGAN-GP fits (:mod:`pategan_audit.implementations.wgan`,
+implementation notes §original.architecture, §original.loop, §turing.architecture, §turing.loop) run as
+one batched computation. A single ``fit()`` is this step at R = 1 (:func:`run_group`); ``fit_many``
+runs it over many replicas (:func:`run`).
 
-Every replica is set up exactly as :meth:`WganGenerator._fit` does (``_accept``, ``_streams``,
-``_prepare``, ``_build``: its own initial weights, scaler/encoder, critic-step count, batch size,
-sigma and, with ``critic_batch_source="own_partition"``, its own blocks). Replicas whose
-networks and tables have the same shapes are then stacked: generator and critic become
-:class:`StackedMlp` networks with a leading replica axis (weights ``[R, in, out]``, biases
-``[R, 1, out]``) and one fused Adam each.
+Every replica is set up by its model's ``begin_fit`` (its own streams, initial weights,
+scaler/encoder, critic-step count, batch size, sigma and, with
+``critic_batch_source="own_partition"``, its own blocks). Replicas whose networks and tables have
+the same shapes are then stacked: generator and critic become :class:`StackedMlp` networks with a
+leading replica axis (weights ``[R, in, out]``, biases ``[R, 1, out]``) and one fused Adam each.
 
-One iteration of a group:
+One iteration of a group (:class:`WganStep`):
 
-* draws: for each replica, from its own ``train_gen`` in the single fit's order (per critic
+* draws: for each replica, from its own ``train_gen`` in the upstream loop's order (per critic
   slot t: rows, z, indicator noise, interpolation e; then the generator step's label rows when
-  conditional and its z), so replica i consumes exactly the numbers of ``models[i].fit``;
+  conditional and its z);
 * maths: the k critic steps and the generator step over all replicas at once. The stacked loss
   is the *sum* of the replicas' losses, so each replica's gradient (the gradient penalty's
-  ``autograd.grad`` included: a critic's output on a row depends on that row only) is its own,
-  and Adam, being element-wise, updates each slice as a separate optimiser would.
+  included: a critic's output on a row depends on that row only) is its own, and Adam, being
+  element-wise, updates each slice as a separate optimiser would.
 
 There is no accountant: every replica runs its ``max_iter_`` iterations (equal inside a group).
 At the end each replica's slice (and its Adam moments) is copied back into its own ``G``/``D``
-and its trace is filled as ``_fit``'s ``finally`` block does. Networks match a single fit up to
-float rounding (batched vs plain matrix products); draws, traces and label flips match exactly.
+and its trace is filled (``end_fit``). At R = 1 the networks use the kernels of ``nn.Linear`` on
+``[out, in]`` weights (:meth:`StackedMlp.forward`), so a single fit's numbers are those of the
+upstream-shaped loop bit for bit (``tests/replicas/oracle_wgan.py``); at R > 1 the batched
+products round differently (baddbmm), by a few ulps per product.
+
+Inside :func:`.checkpoint.checkpointing`, a group writes snapshots of its state between
+iterations and goes on from one when it finds it: a fit stopped mid-way resumes to the numbers
+of the fit never stopped (a single fit too).
 
 Stream mode (``streams="counter"``, issue 40 item 2): the training draws of an iteration come
 from :mod:`.streams` instead, one Philox evaluation for all replicas and all draw kinds on
@@ -34,19 +41,22 @@ rows (all rows, or the replica's block t), z and e uniform, the indicator noise 
 from __future__ import annotations
 
 import copy
-from typing import Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 import pandas as pd
 import torch
+import torch.nn.functional as F
 from torch import nn
 
-from ..components.networks import adam
-from ..implementations.wgan import GP_EPS, Mlp, WganGenerator
+from ..components.networks import Mlp, adam
+from . import checkpoint
 from .stack import shape_signature
 from .streams import Draws, as_normal, as_permutation, as_uniform, stream_keys
 
-__all__ = ["StackedMlp", "signature", "supports", "run", "STREAM_MODES"]
+__all__ = ["GP_EPS", "StackedMlp", "WganModel", "WganStep", "signature", "supports", "run", "run_group", "STREAM_MODES"]
+
+GP_EPS = 1e-8  # ZERO_TOL inside the gradient-norm square root (implementation notes §original.loop)
 
 #: the ``streams`` this family's batched step runs (see :func:`pategan_audit.implementations.fit_many`)
 STREAM_MODES = ("torch", "counter")
@@ -55,17 +65,61 @@ STREAM_ID = 1
 ROWS, Z, NOISE, E, G_ROWS, G_Z = 1, 2, 3, 4, 5, 6
 
 
+class WganModel(Protocol):
+    """What the step reads and calls on a model (:class:`~pategan_audit.implementations.wgan.WganGenerator`).
+
+    ``begin_fit(df, label)`` validates the table and sets the model up (streams, data, networks,
+    optimisers, the fitted sizes below); ``end_iteration(it)`` counts an iteration and runs the
+    model's callbacks; ``end_fit(seen, flips)`` fills the trace from the rows seen ``[k, N]`` and
+    the label flips per iteration."""
+
+    config: Any
+    trace: Any
+    callbacks: list
+    fitted_: bool
+    X_: torch.Tensor
+    cond_: torch.Tensor | None
+    blocks_: list[torch.Tensor] | None
+    num_teachers_: int
+    batch_size_: int
+    z_dim_: int
+    max_iter_: int
+    sigma_: float
+    gp_weight_: float
+    G: Mlp
+    D: Mlp
+    opt_G: torch.optim.Optimizer
+    opt_D: torch.optim.Optimizer
+    train_gen: torch.Generator
+
+    def begin_fit(self, df: pd.DataFrame, label: str | None) -> None: ...
+
+    def end_iteration(self, iteration: int) -> None: ...
+
+    def end_fit(self, seen: np.ndarray, flips: torch.Tensor) -> None: ...
+
+
 class StackedMlp(nn.Module):
-    """R :class:`~pategan_audit.implementations.wgan.Mlp` networks of one architecture with a
+    """R :class:`~pategan_audit.components.networks.Mlp` networks of one architecture with a
     leading replica axis: layer j holds ``weight[j]`` = the replicas' ``nn.Linear`` weights
     transposed and stacked (``[R, in, out]``) and ``bias[j]`` (``[R, 1, out]``). ``forward``
-    maps ``[R, n, in] -> [R, n, out]``; an input width of 0 (z_dim = 0) gives the biases."""
+    maps ``[R, n, in] -> [R, n, out]``; an input width of 0 (z_dim = 0) gives the biases.
+
+    One replica (R = 1) keeps ``nn.Linear``'s parameters as they are (weight ``[out, in]``, bias
+    ``[out]``) and its kernels (``forward`` on ``[n, in]``): a single ``Mlp``'s numbers bit for bit,
+    its Adam moments included (the fused Adam's vectorised body and scalar tail round differently,
+    so the elements' order matters)."""
 
     def __init__(self, replicas: Sequence[Mlp]):
         super().__init__()
         layers = [[mod for mod in m.net if isinstance(mod, nn.Linear)] for m in replicas]
         self.acts = nn.ModuleList(copy.deepcopy(mod) for mod in replicas[0].net if not isinstance(mod, nn.Linear))
+        self.single = len(replicas) == 1
         with torch.no_grad():
+            if self.single:
+                self.weight = nn.ParameterList(nn.Parameter(lin.weight.detach().clone()) for lin in layers[0])
+                self.bias = nn.ParameterList(nn.Parameter(lin.bias.detach().clone()) for lin in layers[0])
+                return
             self.weight = nn.ParameterList(
                 nn.Parameter(torch.stack([lins[j].weight.detach().T for lins in layers]).contiguous())
                 for j in range(len(layers[0]))
@@ -80,18 +134,30 @@ class StackedMlp(nn.Module):
         return list(zip(self.weight, self.bias))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.single:  # nn.Linear's kernels, as a single Mlp computes
+            h = x.squeeze(0)  # a view (x[0]'s backward would allocate and copy)
+            for w, b, act in zip(self.weight, self.bias, self.acts):
+                h = act(F.linear(h, w, b))
+            return h.unsqueeze(0)
         h = x
         for w, b, act in zip(self.weight, self.bias, self.acts):
             h = act(torch.baddbmm(b, h, w))
         return h
+
+    def replica(self, r: int, value: torch.Tensor, kind: str) -> torch.Tensor:
+        """Replica ``r``'s slice of ``value`` (a layer's stacked ``"weight"`` or ``"bias"``, or its
+        Adam moment) in the layout of a single ``nn.Linear``'s parameter."""
+        if self.single:
+            return value
+        return value[r].T if kind == "weight" else value[r, 0]
 
     @torch.no_grad()
     def write_back(self, r: int, target: Mlp) -> None:
         """Copy replica ``r``'s weights into ``target`` (an ``Mlp`` on any device)."""
         lins = [mod for mod in target.net if isinstance(mod, nn.Linear)]
         for lin, (w, b) in zip(lins, self.pairs()):
-            lin.weight.copy_(w[r].T)
-            lin.bias.copy_(b[r, 0])
+            lin.weight.copy_(self.replica(r, w, "weight"))
+            lin.bias.copy_(self.replica(r, b, "bias"))
 
 
 def _write_back_adam(stacked_opt: torch.optim.Optimizer, net: StackedMlp, r: int,
@@ -99,7 +165,7 @@ def _write_back_adam(stacked_opt: torch.optim.Optimizer, net: StackedMlp, r: int
     """Give ``target_opt`` replica r's Adam state (step, moments), as after a single fit."""
     lins = [mod for mod in target.net if isinstance(mod, nn.Linear)]
     for lin, (w, b) in zip(lins, net.pairs()):
-        for p_single, p_stacked, transpose in ((lin.weight, w, True), (lin.bias, b, False)):
+        for p_single, p_stacked, kind in ((lin.weight, w, "weight"), (lin.bias, b, "bias")):
             st = stacked_opt.state.get(p_stacked)
             if not st:
                 continue
@@ -108,7 +174,7 @@ def _write_back_adam(stacked_opt: torch.optim.Optimizer, net: StackedMlp, r: int
                 if not torch.is_tensor(val) or val.dim() == 0:  # the step counter
                     out[key] = val.detach().clone().to(p_single.device) if torch.is_tensor(val) else val
                 else:
-                    v = val[r].T if transpose else val[r, 0]
+                    v = net.replica(r, val, kind)
                     out[key] = v.detach().to(p_single.device).clone().contiguous()
             target_opt.state[p_single] = out
 
@@ -126,7 +192,7 @@ def _is_relu_critic(D: StackedMlp) -> bool:
 @torch.no_grad()
 def critic_grads(D: StackedMlp, x2: torch.Tensor, x_hat: torch.Tensor, y_hat: torch.Tensor | None,
                  M: torch.Tensor, gp: float) -> list[torch.Tensor]:
-    """Gradients of the WGAN-GP critic loss of ``WganGenerator._critic_step`` for R stacked
+    """Gradients of the WGAN-GP critic loss (:meth:`WganStep.iteration`) for R stacked
     ReLU critics, written out by hand (no double backward through autograd).
 
     x2: ``[R, 2B, d_in]`` real then fake rows (with the label column when conditional);
@@ -182,7 +248,7 @@ def critic_grads(D: StackedMlp, x2: torch.Tensor, x_hat: torch.Tensor, y_hat: to
     return [gW1, gW2, gW3, gb1, gb2, gb3]
 
 
-def signature(model: WganGenerator) -> tuple:
+def signature(model: WganModel) -> tuple:
     """Replicas with equal signatures are stacked together."""
     return (type(model).__name__, tuple(model.X_.shape), model.cond_ is not None, model.num_teachers_,
             model.batch_size_, model.z_dim_, model.max_iter_, model.sigma_, model.gp_weight_,
@@ -194,7 +260,7 @@ def supports(config) -> bool:
     return True
 
 
-def run(models: Sequence[WganGenerator], frames: Sequence[pd.DataFrame], label: str | None, *,
+def run(models: Sequence[WganModel], frames: Sequence[pd.DataFrame], label: str | None, *,
         device: torch.device | str = "cpu", on_done: Callable[[int], None] | None = None,
         streams: str = "torch") -> None:
     """Fit ``models`` (unfitted original/turing replicas) on ``frames`` as one batched computation
@@ -208,24 +274,22 @@ def run(models: Sequence[WganGenerator], frames: Sequence[pd.DataFrame], label: 
         if bad:
             raise ValueError(f"streams='counter' keys each replica by its seed; got seed {bad[0]!r}, pass non-negative seeds")
     device = torch.device(device)
-    for m, df in zip(models, frames):  # the set-up of WganGenerator._fit, replica by replica
-        df = m._accept(df, label)
-        m._streams()
-        m._prepare(df, label)
-        m._build(int(m.X_.shape[0]))
+    for m, df in zip(models, frames):  # the set-up of a single fit, replica by replica
+        m.begin_fit(df, label)
+        m.trace.extra["streams"] = streams
     groups: dict[tuple, list[int]] = {}
     for i, m in enumerate(models):
         groups.setdefault(signature(m), []).append(i)
     for idx in groups.values():
         done = (lambda j, idx=idx: on_done(idx[j])) if on_done else None
-        _run_group([models[i] for i in idx], device, done, streams)
+        run_group([models[i] for i in idx], device=device, on_done=done, streams=streams)
 
 
 class _CounterDraws:
     """One iteration's draws of a group in stream mode, all on ``device``: the same kinds and
-    distributions as the per-replica loop of :func:`_run_group` (see the module docstring)."""
+    distributions as the per-replica draws of :meth:`WganStep.iteration` (see the module docstring)."""
 
-    def __init__(self, models: list[WganGenerator], device: torch.device):
+    def __init__(self, models: list[WganModel], device: torch.device):
         m0 = models[0]
         self.R, self.N = len(models), int(m0.X_.shape[0])
         self.k, self.B, self.zd = m0.num_teachers_, m0.batch_size_, m0.z_dim_
@@ -259,140 +323,186 @@ class _CounterDraws:
         return rows, z, noise, e, g_rows, g_z
 
 
-def _run_group(models: list[WganGenerator], device: torch.device, on_done: Callable[[int], None] | None,
-               streams: str = "torch") -> None:
-    R, m0 = len(models), models[0]
-    N = int(m0.X_.shape[0])
-    k, B, zd, T = m0.num_teachers_, m0.batch_size_, m0.z_dim_, m0.max_iter_
-    sigma, gp = m0.sigma_, m0.gp_weight_
-    cond = m0.cond_ is not None
-    all_rows = m0.blocks_ is None
-    for m in models:
-        m.trace.extra.update(
-            sigma=m.sigma_, num_teachers=k, batch_size=B, gp_weight=m.gp_weight_, z_dim=m.z_dim_,
-            max_iter=m.max_iter_, num_critics=1,
-        )
+class WganStep:
+    """One WGAN-GP iteration (``k`` critic steps, one generator step) of R replicas that share a
+    :func:`signature`, and everything the group's training changes: stacked networks and their
+    Adam, rows seen and label flips so far. A snapshot (:mod:`.checkpoint`) stores it whole."""
 
-    G = StackedMlp([m.G for m in models]).to(device)
-    D = StackedMlp([m.D for m in models]).to(device)
-    lr = float(m0.config.learning_rate)
-    opt_G = adam(G.parameters(), lr=lr, betas=(0.5, 0.999))
-    opt_D = adam(D.parameters(), lr=lr, betas=(0.5, 0.999))
-    g_params = list(G.parameters())
-    d_params = list(D.parameters())
-    manual = _is_relu_critic(D) and [id(p) for p in d_params] == [id(p) for p in [*D.weight, *D.bias]]
-    X = torch.stack([m.X_ for m in models]).to(device)  # [R, N, d]
-    C = torch.stack([m.cond_ for m in models]).to(device) if cond else None  # [R, N]
-    ar = torch.arange(R, device=device)[:, None]
-    base = torch.cat([torch.ones(B), torch.zeros(B)])
-    seen = np.zeros((R, k, N), dtype=bool)
-    flips = torch.zeros(R, T, dtype=torch.int64)
-    gens = [m.train_gen for m in models]
-    counter = _CounterDraws(models, device) if streams == "counter" else None
-    if counter is not None:  # draws, flips and rows seen stay on the device
-        base_dev = base.to(device)
-        flips_dev = torch.zeros(R, T, dtype=torch.int64, device=device)
-        seen_dev = torch.zeros(R, k, N, dtype=torch.bool, device=device)
-        ar3_dev, at3_dev = ar[:, :, None], torch.arange(k, device=device)[None, :, None]
-    for m in models:
-        m.trace.extra["streams"] = streams
+    def __init__(self, models: Sequence[WganModel], device: torch.device, streams: str = "torch"):
+        self.models = list(models)
+        self.device = device
+        R, m0 = len(self.models), self.models[0]
+        self.N = int(m0.X_.shape[0])
+        self.k, self.B, self.zd, self.T = m0.num_teachers_, m0.batch_size_, m0.z_dim_, m0.max_iter_
+        self.sigma, self.gp = m0.sigma_, m0.gp_weight_
+        self.cond = m0.cond_ is not None
+        self.all_rows = m0.blocks_ is None
+        k, B, N, zd = self.k, self.B, self.N, self.zd
+        self.G = StackedMlp([m.G for m in self.models]).to(device)
+        self.D = StackedMlp([m.D for m in self.models]).to(device)
+        lr = float(m0.config.learning_rate)
+        self.opt_G = adam(self.G.parameters(), lr=lr, betas=(0.5, 0.999))
+        self.opt_D = adam(self.D.parameters(), lr=lr, betas=(0.5, 0.999))
+        d_params = list(self.D.parameters())
+        # the critic's gradients written out by hand (critic_grads) round differently from autograd's
+        # double backward through nn.Linear: at R = 1 autograd, the single fit's kernels
+        self.manual = (R > 1 and _is_relu_critic(self.D)
+                       and [id(p) for p in d_params] == [id(p) for p in [*self.D.weight, *self.D.bias]])
+        self.X = torch.stack([m.X_ for m in self.models]).to(device)  # [R, N, d]
+        self.C = torch.stack([m.cond_ for m in self.models]).to(device) if self.cond else None  # [R, N]
+        self.ar = torch.arange(R, device=device)[:, None]
+        self.g_params = list(self.G.parameters())
+        self.base = torch.cat([torch.ones(B), torch.zeros(B)])
+        self.counter = _CounterDraws(self.models, device) if streams == "counter" else None
+        if self.counter is None:  # per-iteration draw buffers (CPU), filled from each replica's own stream
+            self.seen = np.zeros((R, k, N), dtype=bool)
+            self.at_r, self.at_k = np.arange(R)[:, None, None], np.arange(k)[None, :, None]
+            self.flips = torch.zeros(R, self.T, dtype=torch.int64)
+            # zeros, not empty: a snapshot's digest of the starting state reads them
+            self.perm = torch.zeros(R, k, N, dtype=torch.int64)
+            self.rows = torch.zeros(R, k, B, dtype=torch.int64)
+            self.z = torch.zeros(R, k, B, zd)
+            self.noise = torch.zeros(R, k, 2 * B)
+            self.e = torch.zeros(R, k, B, 1)
+            self.g_perm = torch.zeros(R, N, dtype=torch.int64)
+            self.g_z = torch.zeros(R, B, zd)
+        else:  # draws, flips and rows seen stay on the device
+            self.base = self.base.to(device)
+            self.seen = torch.zeros(R, k, N, dtype=torch.bool, device=device)
+            self.flips = torch.zeros(R, self.T, dtype=torch.int64, device=device)
 
-    # per-iteration draw buffers (CPU; filled replica by replica from each replica's own stream)
-    perm = torch.empty(R, k, N, dtype=torch.int64)
-    rows = torch.empty(R, k, B, dtype=torch.int64)
-    z = torch.empty(R, k, B, zd)
-    noise = torch.empty(R, k, 2 * B)
-    e = torch.empty(R, k, B, 1)
-    g_perm = torch.empty(R, N, dtype=torch.int64)
-    g_z = torch.empty(R, B, zd)
-    ar3 = np.arange(R)[:, None, None]
-    at3 = np.arange(k)[None, :, None]
+    def _torch_draws(self):
+        """The iteration's draws from each replica's ``train_gen``, in the order a single fit of
+        the upstream loop consumes them (per critic slot t: rows, z, indicator noise,
+        interpolation e; then the generator step's label rows when conditional, and its z)."""
+        k, B, N = self.k, self.B, self.N
+        for r, m in enumerate(self.models):
+            g = m.train_gen
+            for t in range(k):
+                if self.all_rows:  # B distinct rows of all N (V3/V6): randperm(N)[:B]
+                    torch.randperm(N, generator=g, out=self.perm[r, t])
+                else:  # B distinct rows of block t
+                    block = m.blocks_[t]
+                    self.rows[r, t] = block[torch.randperm(len(block), generator=g)[:B]]
+                torch.rand(B, self.zd, generator=g, out=self.z[r, t])  # U(0, 1), mapped to U(-1, 1) below
+                torch.randn(2 * B, generator=g, out=self.noise[r, t])
+                torch.rand(B, 1, generator=g, out=self.e[r, t])
+            if self.cond:
+                torch.randperm(N, generator=g, out=self.g_perm[r])
+            torch.rand(B, self.zd, generator=g, out=self.g_z[r])
+        if self.all_rows:
+            self.rows.copy_(self.perm[:, :, :B])
+        M = ((self.base + self.noise * self.sigma) > 0.5).to(torch.float32)  # [R, k, 2B]: 1[M + N(0, s^2) > 0.5]
+        dev = self.device
+        return (self.rows.to(dev), (self.z * 2.0 - 1.0).to(dev), M.to(dev), self.e.to(dev),
+                self.g_perm[:, :B].to(dev) if self.cond else None, (self.g_z * 2.0 - 1.0).to(dev), M)
 
+    def iteration(self, it: int) -> None:
+        """Iteration ``it`` of every replica: its draws, then the k critic steps and the
+        generator step over all replicas at once."""
+        B, G, D, ar, C = self.B, self.G, self.D, self.ar, self.C
+        if self.counter is None:
+            rows_d, z_d, M_d, e_d, g_rows_d, g_z_d, M = self._torch_draws()
+            self.flips[:, it] = (M != self.base).sum(dim=(1, 2))
+            self.seen[self.at_r, self.at_k, self.rows.numpy()] = True
+        else:  # one call for every replica and draw kind
+            rows_d, z_d, noise_d, e_d, g_rows_d, g_z_d = self.counter(it)
+            M_d = ((self.base + noise_d * self.sigma) > 0.5).to(torch.float32)
+            self.flips[:, it] = (M_d != self.base).sum(dim=(1, 2))
+            R = len(self.models)
+            self.seen[torch.arange(R, device=self.device)[:, None, None],
+                      torch.arange(self.k, device=self.device)[None, :, None], rows_d] = True
+
+        for t in range(self.k):  # the critic steps
+            rt = rows_d[:, t]
+            real = self.X[ar, rt]  # [R, B, d]
+            y = C[ar, rt] if self.cond else None
+            with torch.no_grad():
+                fake = G(_with_cond(z_d[:, t], y))
+            et, Mt = e_d[:, t], M_d[:, t]
+            if self.manual:
+                x_hat = et * real + (1.0 - et) * fake
+                x2 = _with_cond(torch.cat([real, fake], dim=1), None if y is None else torch.cat([y, y], dim=1))
+                for p, gr in zip(D.parameters(), critic_grads(D, x2, x_hat, y, Mt, self.gp)):
+                    p.grad = gr
+                self.opt_D.step()
+                continue
+            x_hat = (et * real + (1.0 - et) * fake).requires_grad_(True)
+            yy = None if y is None else torch.cat([y, y, y], dim=1)
+            out = D(_with_cond(torch.cat([real, fake, x_hat], dim=1), yy))[..., 0]  # [R, 3B]: one pass, the critic is row-wise
+            d_all, d_hat = out[:, : 2 * B], out[:, 2 * B:]
+            (grad,) = torch.autograd.grad(d_hat.sum(), x_hat, create_graph=True)
+            norm = torch.sqrt((grad * grad + GP_EPS).sum(dim=-1))
+            loss = (((1.0 - Mt) * d_all).mean(dim=1) - (Mt * d_all).mean(dim=1)
+                    + self.gp * ((norm - 1.0) ** 2).mean(dim=1)).sum()
+            self.opt_D.zero_grad(set_to_none=True)
+            loss.backward()
+            self.opt_D.step()
+
+        # the generator step on -mean(D(G(z))); only G's gradients
+        y = C[ar, g_rows_d] if self.cond else None
+        fake = G(_with_cond(g_z_d, y))
+        loss_g = -D(_with_cond(fake, y))[..., 0].mean(dim=1).sum()
+        for p, gr in zip(self.g_params, torch.autograd.grad(loss_g, self.g_params)):
+            p.grad = gr
+        self.opt_G.step()
+
+    def write_back(self, r: int) -> None:
+        """Copy replica ``r``'s networks and their Adam state into its own model."""
+        m = self.models[r]
+        self.G.write_back(r, m.G)
+        self.D.write_back(r, m.D)
+        _write_back_adam(self.opt_G, self.G, r, m.opt_G, m.G)
+        _write_back_adam(self.opt_D, self.D, r, m.opt_D, m.D)
+
+    def records(self, r: int) -> tuple[np.ndarray, torch.Tensor]:
+        """Replica ``r``'s rows seen ``[k, N]`` (bool) and indicator-label flips per iteration ``[T]``."""
+        if self.counter is None:
+            return self.seen[r], self.flips[r]
+        return self.seen[r].cpu().numpy(), self.flips[r].cpu()
+
+
+def run_group(models: Sequence[WganModel], *, device: torch.device | str = "cpu",
+              on_done: Callable[[int], None] | None = None, streams: str = "torch") -> None:
+    """Train ``models`` (set up by ``begin_fit``, equal :func:`signature`) for their ``max_iter_``
+    iterations as one :class:`WganStep`; a single fit is this at R = 1. Each replica's
+    ``end_iteration`` runs after every iteration (its callbacks see its networks current) and
+    ``end_fit`` at the end or on an exception; ``on_done(r)`` when replica r is fitted.
+
+    Inside :func:`.checkpoint.checkpointing` the group writes snapshots between iterations and
+    goes on from one it finds (a stopped fit resumes to the same numbers)."""
+    models = list(models)
+    device = torch.device(device)
+    ckpt = checkpoint.current()
+    slot = ckpt.open_group() if ckpt is not None else None
+    step = WganStep(models, device, streams)
+    it = 0
+    if slot is not None:
+        slot.begin(models, step)
+        saved = slot.load(models)
+        if saved is not None:  # the replicas' own state was restored in place
+            step, it = saved["step"], int(saved["it"])
+    T = step.T
     finished = False
     try:
-        for it in range(T):
-            if counter is not None:  # one call for every replica and draw kind
-                rows_d, z_d, noise_d, e_d, g_rows_d, g_z_d = counter(it)
-                M_d = ((base_dev + noise_d * sigma) > 0.5).to(torch.float32)
-                flips_dev[:, it] = (M_d != base_dev).sum(dim=(1, 2))
-                seen_dev[ar3_dev, at3_dev, rows_d] = True
-            for r, g in enumerate(gens if counter is None else ()):  # the single fit's order of draws (see WganGenerator._fit)
-                m = models[r]
-                for t in range(k):
-                    if all_rows:  # _draw_rows: randperm(N)[:B]
-                        torch.randperm(N, generator=g, out=perm[r, t])
-                    else:
-                        rows[r, t] = m._draw_rows(t, N)
-                    torch.rand(B, zd, generator=g, out=z[r, t])  # _latent before the "* 2 - 1"
-                    torch.randn(2 * B, generator=g, out=noise[r, t])
-                    torch.rand(B, 1, generator=g, out=e[r, t])
-                if cond:
-                    torch.randperm(N, generator=g, out=g_perm[r])
-                torch.rand(B, zd, generator=g, out=g_z[r])
-            if counter is None:
-                if all_rows:
-                    rows.copy_(perm[:, :, :B])
-                M = ((base + noise * sigma) > 0.5).to(torch.float32)  # [R, k, 2B], as _critic_step
-                flips[:, it] = (M != base).sum(dim=(1, 2))
-                seen[ar3, at3, rows.numpy()] = True
-                rows_d = rows.to(device)
-                z_d = (z * 2.0 - 1.0).to(device)
-                M_d, e_d = M.to(device), e.to(device)
-                g_rows_d = g_perm[:, :B].to(device) if cond else None
-                g_z_d = (g_z * 2.0 - 1.0).to(device)
-
-            for t in range(k):  # the critic steps (WganGenerator._critic_step, batched)
-                rt = rows_d[:, t]
-                real = X[ar, rt]  # [R, B, d]
-                y = C[ar, rt] if cond else None
-                with torch.no_grad():
-                    fake = G(_with_cond(z_d[:, t], y))
-                et, Mt = e_d[:, t], M_d[:, t]
-                if manual:
-                    x_hat = et * real + (1.0 - et) * fake
-                    x2 = _with_cond(torch.cat([real, fake], dim=1), None if y is None else torch.cat([y, y], dim=1))
-                    for p, gr in zip(d_params, critic_grads(D, x2, x_hat, y, Mt, gp)):
-                        p.grad = gr
-                    opt_D.step()
-                    continue
-                x_hat = (et * real + (1.0 - et) * fake).requires_grad_(True)
-                yy = None if y is None else torch.cat([y, y, y], dim=1)
-                out = D(_with_cond(torch.cat([real, fake, x_hat], dim=1), yy))[..., 0]  # [R, 3B]
-                d_all, d_hat = out[:, : 2 * B], out[:, 2 * B:]
-                (grad,) = torch.autograd.grad(d_hat.sum(), x_hat, create_graph=True)
-                norm = torch.sqrt((grad * grad + GP_EPS).sum(dim=-1))
-                loss = (((1.0 - Mt) * d_all).mean(dim=1) - (Mt * d_all).mean(dim=1)
-                        + gp * ((norm - 1.0) ** 2).mean(dim=1)).sum()
-                opt_D.zero_grad(set_to_none=True)
-                loss.backward()
-                opt_D.step()
-
-            # the generator step (WganGenerator._generator_step, batched); only G's gradients
-            y = C[ar, g_rows_d] if cond else None
-            fake = G(_with_cond(g_z_d, y))
-            loss_g = -D(_with_cond(fake, y))[..., 0].mean(dim=1).sum()
-            grads = torch.autograd.grad(loss_g, g_params)
-            for p, gr in zip(g_params, grads):
-                p.grad = gr
-            opt_G.step()
-            for m in models:
-                m._after_iteration(it)
+        while it < T:
+            step.iteration(it)
+            for r, m in enumerate(models):
+                if m.callbacks:  # a callback reads the model: give it the replica's current state
+                    step.write_back(r)
+                m.end_iteration(it)
+            it += 1
+            if slot is not None and it < T and slot.due():
+                slot.save(models, step=step, it=it)
+        if slot is not None:  # the finished group: a later call under this directory loads it
+            slot.save(models, step=step, it=it)
         finished = True
     finally:
-        if counter is not None:
-            seen, flips = seen_dev.cpu().numpy(), flips_dev.cpu()
-        for r, m in enumerate(models):  # as _fit's finally block
-            G.write_back(r, m.G)
-            D.write_back(r, m.D)
-            _write_back_adam(opt_G, G, r, m.opt_G, m.G)
-            _write_back_adam(opt_D, D, r, m.opt_D, m.D)
-            done = m.trace.iterations
-            m.trace.teacher_rows = [set(np.flatnonzero(s).tolist()) for s in seen[r]]
-            m.trace.extra["label_flips"] = flips[r, :done].numpy() / float(2 * B * k)
-            if m.blocks_ is not None:
-                m.trace.extra["blocks"] = [b.numpy() for b in m.blocks_]
-        if finished:
-            for r, m in enumerate(models):
-                m.fitted_ = True
-                if on_done:
-                    on_done(r)
+        for r, m in enumerate(models):
+            step.write_back(r)
+            m.end_fit(*step.records(r))
+    if finished:
+        for r, m in enumerate(models):
+            m.fitted_ = True
+            if on_done:
+                on_done(r)

@@ -1,8 +1,10 @@
 """fit_many for borealis, smartnoise and corrected equals one fit per seed (replicas/neural.py).
 
-Tolerance for network weights: the batched path multiplies [R, n, in] @ [R, in, out] (bmm)
-where a single fit multiplies [n, in] @ [1, in, out] (broadcast matmul), and LayerNorm's affine
-step is applied separately; float32 rounding of a few ulps per step (1e-7 relative) grows
+A single fit is the replica step at R = 1 (``test_neural_one_step.py`` holds it to the
+straightforward single-fit loop, bit for bit); here R > 1 replicas are held to it.
+Tolerance for network weights: a stacked replica multiplies [R, n, in] @ [R, in, out] (bmm)
+where one network multiplies [n, in] @ [1, in, out] (broadcast matmul), and smartnoise's stacked
+LayerNorm applies its affine step separately; float32 rounding of a few ulps per step (1e-7 relative) grows
 through a few Adam steps (lr 1e-4) to at most ~1e-7 absolute here; 1e-5 leaves room while
 still failing for any replica mix-up (weights of different seeds differ by ~1e-1).
 Everything discrete (rows, votes, noise, labels, accountant, iterations) must be equal.

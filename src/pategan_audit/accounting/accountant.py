@@ -162,10 +162,11 @@ def charge_replicas(accountants: Sequence[MomentsAccountant], votes: np.ndarray,
     ``votes`` int [R, n]: replica j's vote counts this batch; ``charged`` bool [R]: whether replica j
     charges it (synthcity's skip rule, O4); ``worst_case``: every query charged the data-independent
     increment (the presets' ``charging`` switch). The accountants share kind, λ, L and k (one
-    preset's settings). Each charged replica's ledger gets the same numbers as its own
-    :meth:`MomentsAccountant.charge` up to float rounding, and exactly the numbers of its single
-    fit (the replica-equivalence tests, ``tests/replicas/``): one vote histogram per replica, the
-    histograms times the shared increment table in one product.
+    preset's settings). One vote histogram per replica, the histograms times the shared increment
+    table in one product: each charged replica's ledger gets the numbers of its own
+    :meth:`MomentsAccountant.charge` up to float rounding (the product sums over every count, not
+    only the counts seen). One replica is charged by :meth:`MomentsAccountant.charge` itself, so a
+    fit run as a group of one charges exactly as a single fit.
     """
     votes = np.asarray(votes)
     n = votes.shape[1]
@@ -173,6 +174,10 @@ def charge_replicas(accountants: Sequence[MomentsAccountant], votes: np.ndarray,
         for acc, c in zip(accountants, charged):
             if c:
                 acc.charge(queries=n)
+        return
+    if len(accountants) == 1:
+        if charged[0]:
+            accountants[0].charge(votes[0])
         return
     acc0 = accountants[0]
     k = acc0.num_teachers

@@ -4,7 +4,9 @@
 ``create(name, seed=s_i, ...).fit(data_i)``: the same partitions, batches, vote noise,
 accountant trajectory and stopping iteration (each replica draws from its own seed-derived
 streams in the order a single fit does), networks equal up to float rounding, and the same
-``sample(n)``, ``trace`` and hooks afterwards. Why batch: the presets' networks are tiny, so a
+``sample(n)``, ``trace`` and hooks afterwards. A group of one replica is the single fit to the
+bit (original, turing, borealis, smartnoise and corrected fit through their batched step at R = 1;
+updated, synthcity and gnmax match theirs at R = 1, ``benchmarks/digests.py``). Why batch: the presets' networks are tiny, so a
 single fit spends most of its time in framework overhead (dispatch, autograd, Python); R
 replicas stacked along a leading axis (:mod:`pategan_audit.replicas`) pay that overhead once.
 

@@ -1,25 +1,29 @@
-"""The iteration of the presets with persistent neural teachers and a BCE student (borealis,
-smartnoise, corrected): PATE-GAN (ICLR 2019, ``jordon2019pategan``) Alg. 1 as these
-implementations run it (implementation notes §borealis.votes, §smartnoise.votes, §smartnoise.stopping, §corrected.stopping):
+"""The presets with persistent neural teachers and a BCE student (borealis, smartnoise,
+corrected): PATE-GAN (ICLR 2019, ``jordon2019pategan``) Alg. 1 as these implementations run it
+(implementation notes §borealis.votes, §smartnoise.votes, §smartnoise.stopping, §corrected.stopping).
 
-1. ``n_T`` rounds: every teacher takes an Adam step on BCE of ``B`` real rows drawn from its own
-   block (label 1) and ``B`` generated rows (label 0); all teachers in one batched pass;
-2. ``n_S`` rounds: generate ``B`` rows, label them with the noisy teacher vote (one query each,
-   charged to the accountant), one student step on ``BCE(S(u), r)``;
-3. one generator step on the non-saturating loss ``BCE(S(G(z)), 1)``.
+Their one iteration is the replica step :class:`~pategan_audit.replicas.neural.NeuralStep`: ``fit``
+runs it at R = 1 (:func:`~pategan_audit.replicas.loop.fit_one`), ``fit_many`` at any R, so a single
+fit and a replica of a batched fit are one code path.
 
 Subclasses build ``X_`` (teacher-input space), ``teachers`` (:class:`NeuralTeachers`),
 ``student`` (1-model :class:`BatchedMLP` returning a logit), ``gen_net``, ``sampler``
 (:class:`BlockSampler`), ``opt_student``, ``opt_generator`` and implement ``_latent`` and
 ``_fakes``. The teacher rounds of step 1 are :class:`~.teacher_phase.NeuralRounds` (``teacher_phase_``,
 made here from ``teacher_iters``); :func:`~.hyperparameters.paper_sizes` gives the "paper" layer
-sizes (implementation notes §utility.paper-hyperparameters).
+sizes (implementation notes §utility.paper-hyperparameters). A subclass with an iteration of its
+own (``_iteration``: gnmax, whose batched step is :mod:`pategan_audit.replicas.gnmax`) runs the
+engine's loop around it, with the pieces :meth:`~NeuralPateGenerator._train_teachers`,
+:meth:`~NeuralPateGenerator._student_step` and :meth:`~NeuralPateGenerator._generator_step`.
 """
 from __future__ import annotations
 
+import pandas as pd
 import torch
 import torch.nn.functional as F
 
+from ..replicas.loop import fit_one
+from ..replicas.neural import NeuralStep
 from .engine import PateGenerator
 from .hyperparameters import paper_sizes
 from .teacher_phase import NeuralRounds
@@ -28,7 +32,8 @@ __all__ = ["NeuralPateGenerator", "paper_sizes"]
 
 
 class NeuralPateGenerator(PateGenerator):
-    """Iteration of borealis / smartnoise / corrected (see the module docstring)."""
+    """borealis / smartnoise / corrected: the engine's presets trained by :class:`NeuralStep`
+    (see the module docstring)."""
 
     _separate_teacher_steps: bool = False  # borealis: real step, then fake step
     _shared_teacher_fakes: bool = False  # gnmax: one batch of fakes for all teachers per round
@@ -44,15 +49,25 @@ class NeuralPateGenerator(PateGenerator):
         raise ValueError(f"streams='counter' knows the latents of borealis, smartnoise and corrected, "
                          f"not {type(self).__name__}")
 
-    def _iteration(self, it: int) -> None:
-        self._train_teachers()
-        B = self.batch_size_
-        for _ in range(int(self.config.student_iters)):
-            with torch.no_grad():
-                u = self._fakes(self._latent(B, self.train_gen, sampling=False), generator=self.train_gen)
-            r = self._label(u)
-            self._student_step(u, r)
-        self._generator_step()
+    def training_latent(self, n: int) -> torch.Tensor:
+        """``n`` training latents ``[n, width]`` from the training stream (``train_gen``), the next
+        draw of the fit: what the training step feeds the generator."""
+        return self._latent(int(n), self.train_gen, sampling=False)
+
+    def release_votes(self, n1: torch.Tensor) -> torch.Tensor:
+        """The released labels (float32 ``[n]``) of one batch of teacher vote counts ``n1`` ``[n]``:
+        the noisy aggregation with the model's own noise stream, its release rule, the
+        accountant's charge and the records (PATE-GAN Alg. 1 "PATE_λ"). The training step of a
+        single replica labels through it."""
+        return self._release_votes(n1)
+
+    def _fit(self, df: pd.DataFrame, label: str | None) -> None:
+        """The fit: :class:`NeuralStep` at R = 1 through the replica loop; a subclass with its own
+        ``_iteration`` (gnmax) runs the engine's loop around it."""
+        if getattr(self, "_iteration", None) is not None:
+            super()._fit(df, label)
+            return
+        fit_one(self, df, label, NeuralStep)
 
     @property
     def teacher_phase_(self) -> NeuralRounds:
@@ -62,19 +77,19 @@ class NeuralPateGenerator(PateGenerator):
                             shared_fakes=self._shared_teacher_fakes)
 
     def _train_teachers(self) -> None:
-        """Step 1: ``n_T`` rounds of one batched teacher step on B own rows and B fakes each."""
+        """gnmax's step 1: ``n_T`` rounds of one batched teacher step on B own rows and B fakes each."""
         self.teacher_phase_.run(self, 0)
 
     def _student_step(self, u: torch.Tensor, r: torch.Tensor) -> None:
-        """One student step on ``BCE(S(u), r)`` (rows ``u``, released labels ``r``)."""
+        """One student step of gnmax's iteration on ``BCE(S(u), r)`` (rows ``u``, released labels ``r``)."""
         loss_s = F.binary_cross_entropy_with_logits(self.student.single(u)[:, 0], r)
         self.opt_student.zero_grad(set_to_none=True)
         loss_s.backward()
         self.opt_student.step()
 
     def _generator_step(self, batch: int | None = None) -> None:
-        """Step 3: one generator step on the non-saturating loss ``BCE(S(G(z)), 1)`` over
-        ``batch`` rows (default B)."""
+        """One generator step of gnmax's iteration on the non-saturating loss ``BCE(S(G(z)), 1)``
+        over ``batch`` rows (default B)."""
         B = self.batch_size_ if batch is None else int(batch)
         fake = self._fakes(self._latent(B, self.train_gen, sampling=False), generator=self.train_gen)
         loss_g = F.binary_cross_entropy_with_logits(self.student.single(fake)[:, 0], torch.ones(B))

@@ -1,11 +1,13 @@
-"""The training loop of many PATE-GAN replicas run as one batched computation.
+"""The training loop of PATE-GAN replicas run as one batched computation.
 
-It is the single-fit loop of :class:`~pategan_audit.implementations.engine.PateGenerator`
-(PATE-GAN Alg. 1's outer loop, ``jordon2019pategan``) with a replica axis: every replica keeps
-its own model object, random streams, accountant, stopping rule and trace, and calls the same
-per-replica pieces (``_begin_fit``, ``_may_continue``, ``_open_iteration``,
-``_finish_iteration``, ``_end_fit``) as a single fit; only the tensor work of one iteration is
-done once for all replicas by a preset's *replica step* (:class:`ReplicaStep`).
+It is the loop of :class:`~pategan_audit.implementations.engine.PateGenerator` (PATE-GAN Alg. 1's
+outer loop, ``jordon2019pategan``) with a replica axis: every replica keeps its own model object,
+random streams, accountant, stopping rule and trace, and calls the same per-replica pieces
+(``_begin_fit``, ``_may_continue``, ``_open_iteration``, ``_finish_iteration``, ``_end_fit``) as
+a single fit; only the tensor work of one iteration is done once for all replicas by a preset's
+*replica step* (:class:`ReplicaStep`). A preset whose step is its only iteration (borealis,
+smartnoise, corrected) fits one model as a group of one (:func:`fit_one`); a model's callbacks
+see its networks as they are after each iteration.
 
 A replica whose budget is spent (or that reached its cap) is *frozen*: its slice of the
 networks is copied back into its own model object at that moment and it takes no further part
@@ -27,7 +29,7 @@ from ..accounting.accountant import charge_replicas
 from ..implementations.engine import PateGenerator
 from . import checkpoint
 
-__all__ = ["ReplicaStep", "release_votes", "run_pate_replicas", "record_seen"]
+__all__ = ["ReplicaStep", "release_votes", "run_pate_replicas", "fit_one", "record_seen"]
 
 
 class ReplicaStep:
@@ -67,10 +69,10 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
     replicas' noise streams (rows of frozen replicas are ignored)."""
     n1 = n1.to("cpu", torch.int64)
     R, n = n1.shape
-    out = torch.zeros((R, n), dtype=torch.float32)
     idx = np.flatnonzero(active)
     if len(idx) == 0:
-        return out
+        return torch.zeros((R, n), dtype=torch.float32)
+    pick = slice(None) if len(idx) == R else torch.as_tensor(idx)  # the active replicas' rows
     m0 = models[idx[0]]
     cfg = m0.config
     k, scale, offset = m0.num_teachers_, m0._laplace_scale(), m0._vote_offset
@@ -84,7 +86,12 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
         if tuple(noise.shape) != (R, *shape):
             raise ValueError(f"noise must be [R, n{', 2' if two else ''}] = {[R, *shape]} for {cfg.vote_mechanism}, "
                              f"got {list(noise.shape)}")
-        noise = noise.to("cpu", torch.float64)[torch.as_tensor(idx)]
+        noise = noise.to("cpu", torch.float64)[pick]
+    elif len(idx) == 1:  # votes.laplace: E1 then E2 from the replica's noise stream
+        g = models[idx[0]].noise_gen
+        e1 = torch.empty(shape, dtype=torch.float64).exponential_(1.0, generator=g)
+        e2 = torch.empty(shape, dtype=torch.float64).exponential_(1.0, generator=g)
+        noise = (scale * (e1 - e2))[None]
     else:
         draws = torch.empty((len(idx), 2, *shape), dtype=torch.float64)
         for j, r in enumerate(idx):  # votes.laplace: E1 then E2 from the replica's noise stream
@@ -92,7 +99,7 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
             draws[j, 0].exponential_(1.0, generator=g)
             draws[j, 1].exponential_(1.0, generator=g)
         noise = scale * (draws[:, 0] - draws[:, 1])
-    v = n1[torch.as_tensor(idx)]
+    v = n1[pick]
     vf = v.to(torch.float64)
     if two:
         labels = (vf + noise[..., 1] > (k - vf) + noise[..., 0]).to(torch.int64)
@@ -112,7 +119,10 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
             buf["noise"].append(nn_[j].copy())
             buf["labels"].append(ln[j].copy())
             buf["charged"].append(np.full(n, bool(charged[j])))
-    out[torch.as_tensor(idx)] = labels.to(torch.float32)
+    if len(idx) == R:
+        return labels.to(torch.float32)
+    out = torch.zeros((R, n), dtype=torch.float32)
+    out[pick] = labels.to(torch.float32)
     return out
 
 
@@ -151,6 +161,15 @@ def run_pate_replicas(models: Sequence[PateGenerator], frames: Sequence[pd.DataF
     for idx in groups.values():
         _run_group([models[i] for i in idx], [budgets[i] for i in idx], step_cls, device,
                    (lambda j, idx=idx: on_done(idx[j])) if on_done else None)
+
+
+def fit_one(model: PateGenerator, df: pd.DataFrame, label: str | None, step_cls: type[ReplicaStep], *,
+            device: torch.device | None = None) -> None:
+    """Fit one ``model`` on ``df`` (already accepted by ``fit``) with its preset's replica step at
+    R = 1, on ``device`` (default: the CPU): the model's ``_fit``. Inside
+    :func:`.checkpoint.checkpointing` the fit takes snapshots and resumes from them as a group of one."""
+    budget = model._begin_fit(df, label)
+    _run_group([model], [budget], step_cls, torch.device("cpu") if device is None else device, None)
 
 
 def _run_group(models, budgets, step_cls, device, on_done) -> None:
@@ -192,6 +211,8 @@ def _run_group(models, budgets, step_cls, device, on_done) -> None:
                 models[r]._open_iteration()
             step.iteration(it, active.copy())
             for r in np.flatnonzero(active):
+                if models[r].callbacks:  # they read the model mid-training (the traces of Figures 3 and 11)
+                    step.write_back(r)
                 if models[r]._finish_iteration(it, budgets[r]):
                     finish(r)
             it += 1

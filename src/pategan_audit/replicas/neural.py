@@ -1,13 +1,25 @@
-"""Replica step of the presets with persistent neural teachers and a BCE student: borealis,
-smartnoise and corrected (the iteration of :mod:`pategan_audit.implementations.neural_loop`,
-PATE-GAN Alg. 1 as these implementations run it, ``jordon2019pategan``; audit paper §4).
+"""The training step of the presets with persistent neural teachers and a BCE student: borealis,
+smartnoise and corrected (PATE-GAN Alg. 1 as these implementations run it, ``jordon2019pategan``;
+audit paper §4). It is their one iteration: a single fit
+(:class:`~pategan_audit.implementations.neural_loop.NeuralPateGenerator`) runs it at R = 1,
+``fit_many`` at any R. One iteration:
+
+1. ``n_T`` rounds: every teacher takes an Adam step on BCE of ``B`` real rows drawn from its own
+   block (label 1) and ``B`` generated rows (label 0); all teachers in one batched pass;
+2. ``n_S`` rounds: generate ``B`` rows, label them with the noisy teacher vote (one query each,
+   charged to the accountant), one student step on ``BCE(S(u), r)``;
+3. one generator step on the non-saturating loss ``BCE(S(G(z)), 1)``.
 
 R replicas with ``k`` teachers each become one teacher ensemble of ``R·k`` networks, one student
 of ``R`` networks and one generator of ``R`` networks (:func:`~pategan_audit.replicas.stack.stack_modules`).
 Every random draw (teacher batches, latent codes, vote noise) still comes from the replica's own
 streams in the single fit's order; the vote counts of all replicas are computed in one pass and
 each replica releases its labels with its own noise and accountant
-(:func:`~pategan_audit.replicas.loop.release_votes`).
+(:func:`~pategan_audit.replicas.loop.release_votes`). At R = 1 on the CPU the step trains the
+model's own networks with its own optimisers (stacking one replica is the identity) and runs the
+kernels of one network: the first layer reads the ``[n, in]`` rows, each loss is one mean, and
+smartnoise's generator keeps its ``nn.LayerNorm``; so a fit's numbers do not depend on whether
+it ran alone or in a group of one.
 
 Stream mode (``streams="counter"``, :class:`CounterNeuralStep`, issue 40 item 2): the draws of an
 iteration come from :mod:`.streams` instead, one Philox evaluation for every replica, round and
@@ -34,13 +46,13 @@ from torch import nn
 from ..components.generators import ResidualLayerNormGenerator
 from ..components.networks import adam
 from ..components.teachers import NeuralTeachers
-from ..implementations.neural_loop import NeuralPateGenerator
+from ..implementations.engine import PateGenerator
 from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
 from .stack import StackedBlockSampler, replica_slice, shape_signature, stack_modules, unstack_into
 from .streams import Draws, as_integers, as_laplace, as_normal, as_permutation, as_uniform, stream_keys
 
 __all__ = ["NeuralStep", "CounterNeuralStep", "BatchedResidualLayerNormGenerator", "stack_teachers", "replica_votes",
-           "latent_law", "supports", "run", "STREAM_MODES"]
+           "replica_bce", "generator_step", "latent_law", "supports", "run", "STREAM_MODES"]
 
 #: the ``streams`` this family's batched step runs (see :func:`pategan_audit.implementations.fit_many`)
 STREAM_MODES = ("torch", "counter")
@@ -111,11 +123,19 @@ def stack_teachers(teachers: Sequence[NeuralTeachers]) -> NeuralTeachers:
     return out
 
 
+def replica_bce(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """The loss of R stacked replicas on ``logits`` and ``labels`` [R, n]: each replica's mean BCE,
+    summed, so each slice gets the gradient of its own loss. At R = 1 the mean itself (one
+    reduction, as a single network's loss is computed, to the last bit)."""
+    if logits.shape[0] == 1:
+        return F.binary_cross_entropy_with_logits(logits[0], labels[0])
+    return F.binary_cross_entropy_with_logits(logits, labels, reduction="none").mean(dim=1).sum()
+
+
 def generator_step(logits: torch.Tensor, optimizer: torch.optim.Optimizer) -> None:
     """One generator step of R stacked replicas: the student's ``logits`` [R, n] on generated rows
-    scored against "real"; each replica's loss is its own mean, summed, so each slice gets the
-    gradient of its single fit."""
-    loss = F.binary_cross_entropy_with_logits(logits, torch.ones_like(logits), reduction="none").mean(dim=1).sum()
+    scored against "real" (:func:`replica_bce`)."""
+    loss = replica_bce(logits, torch.ones_like(logits))
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
     optimizer.step()
@@ -141,8 +161,8 @@ def replica_votes(teachers: NeuralTeachers, x: torch.Tensor, k: int) -> torch.Te
     return (logits > 0).to(torch.int64).reshape(R, k, n).sum(dim=1)
 
 
-def latent_law(model: NeuralPateGenerator) -> tuple[str, int, bool]:
-    """How ``model._latent(n, gen, sampling=False)`` draws its training latents: (``"uniform"``
+def latent_law(model: PateGenerator) -> tuple[str, int, bool]:
+    """How ``model.training_latent(n)`` draws its training latents: (``"uniform"``
     or ``"normal"``, the width of the noise part, whether a class column follows, drawn by the
     data's class ratios). borealis: U[0, 1)^z_dim (+ class); smartnoise: U[0, 1)^latent_dim;
     corrected: N(0, 1)^width (implementation notes §borealis.architecture,
@@ -158,29 +178,45 @@ class NeuralStep(ReplicaStep):
     #: the stream mode of this step (:data:`STREAM_MODES`)
     streams: ClassVar[str] = "torch"
 
-    def __init__(self, models: Sequence[NeuralPateGenerator], device: torch.device):
+    def __init__(self, models: Sequence[PateGenerator], device: torch.device):
         super().__init__(models, device)
         m0 = models[0]
         self.R, self.k, self.B = len(models), m0.num_teachers_, m0.batch_size_
         self.cfg = m0.config
-        phase = m0.teacher_phase_  # the single fit's strategy (implementations.teacher_phase)
+        phase = m0.teacher_phase_  # the model's teacher-phase strategy (implementations.teacher_phase)
         if phase.shared_fakes:
             raise ValueError(f"{type(m0).__name__}: no batched step for teachers that share their fakes")
         self.separate, self.n_teacher = phase.separate, phase.rounds
-        self.gen_net = stack_generators([m.gen_net for m in models]).to(device)
-        self.student = stack_modules([m.student for m in models]).to(device)
-        self.teachers = stack_teachers([m.teachers for m in models])
-        self.teachers.net.to(device)
-        g0, s0 = m0.opt_generator.param_groups[0], m0.opt_student.param_groups[0]
-        self.opt_generator = adam(self.gen_net.parameters(), lr=g0["lr"], betas=g0["betas"], weight_decay=g0["weight_decay"])
-        self.opt_student = adam(self.student.parameters(), lr=s0["lr"], betas=s0["betas"], weight_decay=s0["weight_decay"])
+        self.own = self.trains_own_networks(self.R, device)
+        if self.own:
+            self.gen_net, self.student, self.teachers = m0.gen_net, m0.student, m0.teachers
+            self.opt_generator, self.opt_student = m0.opt_generator, m0.opt_student
+        else:
+            if self.R == 1:  # on an accelerator: a copy of the model's own networks
+                self.gen_net = copy.deepcopy(m0.gen_net).to(device)
+            else:
+                self.gen_net = stack_generators([m.gen_net for m in models]).to(device)
+            self.student = stack_modules([m.student for m in models]).to(device)
+            self.teachers = stack_teachers([m.teachers for m in models])
+            self.teachers.net.to(device)
+            g0, s0 = m0.opt_generator.param_groups[0], m0.opt_student.param_groups[0]
+            self.opt_generator = adam(self.gen_net.parameters(), lr=g0["lr"], betas=g0["betas"], weight_decay=g0["weight_decay"])
+            self.opt_student = adam(self.student.parameters(), lr=s0["lr"], betas=s0["betas"], weight_decay=s0["weight_decay"])
         self.X = torch.stack([m.X_ for m in models]).to(device)  # [R, N, D]
         self.conditional = bool(getattr(self.cfg, "conditional", False))
         self.sampler = StackedBlockSampler([m.sampler for m in models])
         self.train_gens = [m.train_gen for m in models]
 
     @staticmethod
-    def signature(model: NeuralPateGenerator) -> tuple:
+    def trains_own_networks(replicas: int, device: torch.device) -> bool:
+        """Whether the step trains the model's own networks with its own optimisers (one replica
+        on the CPU: stacking one replica is the identity, and the model is current after every
+        iteration); else it trains stacked copies (one replica on an accelerator: copies there)
+        and writes them back (:meth:`write_back`)."""
+        return replicas == 1 and device.type == "cpu"
+
+    @staticmethod
+    def signature(model: PateGenerator) -> tuple:
         # the sampler's table width is not part of it: StackedBlockSampler pads tables of random widths
         return (type(model).__name__, tuple(model.X_.shape), model.num_teachers_, model.batch_size_,
                 model.sampler.small, shape_signature(model.gen_net, model.student, model.teachers.net))
@@ -194,19 +230,57 @@ class NeuralStep(ReplicaStep):
 
     def _teacher_rows(self, rnd: int) -> torch.Tensor:
         """``[R, k, B]`` row positions of teacher round ``rnd``."""
+        if self.R == 1:  # the replica's own sampler: the same draws and rows, without the padding
+            return self.sampler.samplers[0].sample(self.B, generator=self.train_gens[0])[None]
         return self.sampler.sample(self.B, self.train_gens)
 
     def _latents(self, n: int, kind: int = TEACHER_Z, rnd: int = 0) -> torch.Tensor:
         """``[R, n, width]`` training latents of draw ``kind`` in round ``rnd`` (each replica's
         ``train_gen``, in the single fit's order: kind and round are the order itself)."""
-        return torch.stack([m._latent(n, m.train_gen, sampling=False) for m in self.models]).to(self.device)
+        if self.R == 1:
+            return self.models[0].training_latent(n)[None].to(self.device)
+        return torch.stack([m.training_latent(n) for m in self.models]).to(self.device)
 
     def _vote_noise(self, rnd: int) -> torch.Tensor | None:
         """The vote noise of student round ``rnd`` for every replica, or None: each replica draws
         its own from ``noise_gen`` when it releases (:func:`~.loop.release_votes`)."""
         return None
 
+    def _net(self, net: nn.Module, x: torch.Tensor) -> torch.Tensor:
+        """``net`` on per-replica rows ``x`` [R, n, in] -> [R, n, out]. At R = 1 the network reads
+        the ``[n, in]`` rows, as one network does (its first layer a broadcast product plus bias,
+        not a batched one: other kernels, other rounding)."""
+        if self.R != 1:
+            return net(x)
+        out = net(x[0])
+        return out if out.dim() == 3 else out[None]
+
+    def _votes(self, u: torch.Tensor) -> torch.Tensor:
+        """Vote counts ``n1`` [R, n] of each replica's teachers on its rows ``u`` [R, n, D]."""
+        if self.R == 1:
+            return self.teachers.votes(u[0])[None]
+        return replica_votes(self.teachers, u, self.k)
+
+    def _release(self, n1: torch.Tensor, active: np.ndarray, rnd: int) -> torch.Tensor:
+        """Labels ``[R, n]`` of student round ``rnd`` from the vote counts ``n1`` ``[R, n]``: every
+        active replica's noisy release (:func:`~.loop.release_votes`); one replica drawing its own
+        noise releases through its model (``release_votes``), the same numbers with less overhead."""
+        noise = self._vote_noise(rnd)
+        if self.R == 1 and noise is None:
+            return self.models[0].release_votes(n1[0])[None]
+        return release_votes(self.models, n1, active, noise=noise)
+
     def _fakes(self, latent: torch.Tensor) -> torch.Tensor:
+        """Generated rows ``[R, n, D]`` (teacher-input space) from ``latent`` [R, n, width]; at R = 1
+        computed on ``[n, ...]`` tensors throughout, as one generator computes them (the layout
+        of a tensor decides which elements an element-wise kernel rounds in its vector body)."""
+        if self.R == 1:
+            z = latent[0]
+            out = self.gen_net(z)
+            out = out[0] if out.dim() == 3 else out
+            if self.conditional:
+                out = torch.cat([out, z[:, -1:]], dim=1)
+            return out[None]
         out = self.gen_net(latent)
         if self.conditional:  # borealis O5: teachers and student see [G(z, c); c]
             out = torch.cat([out, latent[..., -1:]], dim=-1)
@@ -214,13 +288,14 @@ class NeuralStep(ReplicaStep):
 
     def iteration(self, it: int, active: np.ndarray) -> None:
         R, k, B = self.R, self.k, self.B
-        ar = torch.arange(R, device=self.device)[:, None, None]
+        ar = torch.arange(R, device=self.device)[:, None, None] if R > 1 else None
         self._begin_draws(it)
         try:
             for rnd in range(self.n_teacher):
                 rows = self._teacher_rows(rnd)  # [R, k, B]
                 record_seen(self.models, rows, active, has_rows=self.sampler.has_rows if self.sampler.any_empty else None)
-                real = self.X[ar, rows.to(self.device)].reshape(R * k, B, -1)
+                at = rows.to(self.device)
+                real = (self.X[0][at[0]] if R == 1 else self.X[ar, at]).reshape(R * k, B, -1)
                 with torch.no_grad():
                     fake = self._fakes(self._latents(k * B, TEACHER_Z, rnd))
                 weight = self.sampler.has_rows.reshape(R * k).float().to(self.device) if self.sampler.any_empty else None
@@ -228,20 +303,24 @@ class NeuralStep(ReplicaStep):
             for rnd in range(int(self.cfg.student_iters)):
                 with torch.no_grad():
                     u = self._fakes(self._latents(B, STUDENT_Z, rnd))
-                labels = release_votes(self.models, replica_votes(self.teachers, u, k), active,
-                                       noise=self._vote_noise(rnd)).to(self.device)
-                logits = self.student(u)[..., 0]
-                loss_s = F.binary_cross_entropy_with_logits(logits, labels, reduction="none").mean(dim=1).sum()
+                labels = self._release(self._votes(u), active, rnd).to(self.device)
+                loss_s = replica_bce(self._net(self.student, u)[..., 0], labels)
                 self.opt_student.zero_grad(set_to_none=True)
                 loss_s.backward()
                 self.opt_student.step()
-            generator_step(self.student(self._fakes(self._latents(B, GENERATOR_Z, 0)))[..., 0], self.opt_generator)
+            fake = self._fakes(self._latents(B, GENERATOR_Z, 0))
+            generator_step(self._net(self.student, fake)[..., 0], self.opt_generator)
         finally:
             self._end_draws()
 
     def write_back(self, r: int) -> None:
+        if self.own:  # the model's own networks were trained
+            return
         m = self.models[r]
-        write_back_generator(self.gen_net, r, m.gen_net)
+        if self.R == 1:
+            unstack_into(self.gen_net, m.gen_net, r)
+        else:
+            write_back_generator(self.gen_net, r, m.gen_net)
         unstack_into(self.student, m.student, r)
         unstack_into(self.teachers.net, m.teachers.net, r)
 
@@ -257,7 +336,7 @@ class CounterNeuralStep(NeuralStep):
 
     streams: ClassVar[str] = "counter"
 
-    def __init__(self, models: Sequence[NeuralPateGenerator], device: torch.device):
+    def __init__(self, models: Sequence[PateGenerator], device: torch.device):
         super().__init__(models, device)
         seeds = [m.config.seed for m in self.models]
         bad = [s for s in seeds if s is None or isinstance(s, bool) or int(s) < 0]

@@ -1,0 +1,66 @@
+"""Test oracle: the single-fit iteration of borealis, smartnoise and corrected written as the
+upstream implementations write it (PATE-GAN Alg. 1, ``jordon2019pategan``; audit paper §4), one
+network at a time and no replica axis. The library trains these presets only through the replica
+step (:class:`pategan_audit.replicas.neural.NeuralStep`, R = 1 for ``fit``); this module keeps the
+straightforward loop so that the tests can hold the step to it, bit for bit.
+
+One iteration: ``n_T`` teacher rounds (each teacher one Adam step on B rows of its own block, label
+1, and B generated rows, label 0), ``n_S`` student rounds (B generated rows labelled by the noisy
+teacher vote, one step on ``BCE(S(u), r)``), one generator step on ``BCE(S(G(z)), 1)``; the
+engine's loop (``PateGenerator._fit``: stopping rules, accountant, traces, callbacks) around it.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from pategan_audit.implementations import create
+from pategan_audit.implementations.engine import PateGenerator
+
+__all__ = ["oracle_model", "oracle_iteration"]
+
+
+def _teacher_rounds(model) -> None:
+    k, B = model.num_teachers_, model.batch_size_
+    phase = model.teacher_phase_
+    for _ in range(int(phase.rounds)):
+        rows = model.sampler.sample(B, generator=model.train_gen)
+        has_rows = model.sampler.has_rows
+        full = bool(has_rows.all())
+        model._record_seen(rows if full else [r if h else r[:0] for r, h in zip(rows.numpy(), has_rows.tolist())])
+        real = model._teacher_rows_input(rows.reshape(-1).numpy()).reshape(k, B, -1)
+        with torch.no_grad():
+            fake = model._fakes(model._latent(k * B, model.train_gen, sampling=False), generator=model.train_gen)
+        model.teachers.train_step(real, fake.reshape(k, B, -1), separate=phase.separate,
+                                  real_weight=None if full else has_rows.float())
+
+
+def oracle_iteration(model, it: int) -> None:
+    """One iteration of ``model`` (a borealis, smartnoise or corrected model inside its fit)."""
+    _teacher_rounds(model)
+    B = model.batch_size_
+    for _ in range(int(model.config.student_iters)):
+        with torch.no_grad():
+            u = model._fakes(model._latent(B, model.train_gen, sampling=False), generator=model.train_gen)
+        r = model._label(u)
+        loss_s = F.binary_cross_entropy_with_logits(model.student.single(u)[:, 0], r)
+        model.opt_student.zero_grad(set_to_none=True)
+        loss_s.backward()
+        model.opt_student.step()
+    fake = model._fakes(model._latent(B, model.train_gen, sampling=False), generator=model.train_gen)
+    loss_g = F.binary_cross_entropy_with_logits(model.student.single(fake)[:, 0], torch.ones(B))
+    model.opt_generator.zero_grad(set_to_none=True)
+    loss_g.backward()
+    model.opt_generator.step()
+
+
+def oracle_model(name: str, **overrides):
+    """An unfitted ``create(name, **overrides)`` whose ``fit`` runs the engine's loop around
+    :func:`oracle_iteration` instead of the replica step."""
+    model = create(name, **overrides)
+    cls = type(model)
+    model.__class__ = type(f"Oracle{cls.__name__}", (cls,), {
+        "_iteration": oracle_iteration,
+        "_fit": PateGenerator._fit,
+    })
+    return model

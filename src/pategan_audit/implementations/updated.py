@@ -10,7 +10,10 @@ Loop (implementation notes §updated.partition, §updated.votes, §updated.accou
 *new* logistic-regression teachers (B1) are fitted on ``m`` real rows and ``m`` generated rows,
 and every one of them fits on the **last** block (V4, the stale loop index); ``n_s = 1`` student
 step on B rows labelled ``r = 1[(n1 + Lap(λ))/k > 0.5]`` (scale λ while the accountant assumes
-1/λ: V15); one generator step; Alg. 1's accountant with L = 20.
+1/λ: V15); one generator step; Alg. 1's accountant with L = 20. That iteration is the replica step
+:class:`~pategan_audit.replicas.updated.UpdatedStep`: ``fit`` runs it at R = 1
+(:func:`~pategan_audit.replicas.loop.fit_one`), ``fit_many`` at any R, so a single fit and a
+replica of a batched fit are one code path.
 
 Switches: ``partition`` (V4: "last_block" -> "disjoint"), ``bounds`` (V11), ``laplace_scale_convention``
 (V15: "scale_lambda" -> "inverse_lambda"), ``teacher_model`` (B1: "logistic_refit" ->
@@ -30,13 +33,13 @@ from ..components.generators import TF1RMSProp
 from ..components.networks import BatchedMLP, adam
 from ..components.partition import BlockSampler, assign_blocks, permutation_blocks
 from ..components.scalers import MinMaxScaler, restore_dtypes
+from ..replicas.loop import fit_one
+from ..replicas.updated import UpdatedStep
 from .engine import PateConfig, PateGenerator
 from .hyperparameters import paper_setting, paper_sizes, resolved
 from .teacher_phase import block_rows, teacher_phase
 
-__all__ = ["UpdatedConfig", "Updated", "RELEASED_OVERRIDES", "student_step"]
-
-WEIGHT_CLIP = 0.01  # updated clips every student parameter to [-0.01, 0.01] (WGAN)
+__all__ = ["UpdatedConfig", "Updated", "RELEASED_OVERRIDES"]
 
 
 @dataclass(frozen=True)
@@ -64,21 +67,6 @@ class UpdatedConfig(PateConfig):
 
 # as released (main_pategan_experiment.py): λ = 1, no cap, output left in [0, 1]
 RELEASED_OVERRIDES = {"harness": False, "lam": 1.0, "max_iter": None, "inverse_transform": False}
-
-
-def student_step(student: torch.nn.Module, optimizer: torch.optim.Optimizer, scores: torch.Tensor,
-                 labels: torch.Tensor) -> None:
-    """One step of updated's student, a WGAN critic (implementation notes §updated.architecture): maximise
-    ``mean(r·S(u)) − mean((1 − r)·S(u))`` over the B labelled rows (last axis), then clip every
-    parameter to ±``WEIGHT_CLIP``. ``scores``/``labels``: ``[B]`` for one model or ``[R, B]``
-    for R stacked replicas (the per-replica objectives are summed: each slice gets its own gradient)."""
-    loss = -(torch.mean(labels * scores, dim=-1) - torch.mean((1.0 - labels) * scores, dim=-1)).sum()
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    optimizer.step()
-    with torch.no_grad():
-        for p in student.parameters():
-            p.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
 
 
 class Updated(PateGenerator):
@@ -156,18 +144,9 @@ class Updated(PateGenerator):
     def _after_refit(self, rows: torch.Tensor) -> None:
         self.trace.extra["teacher_refits"] += 1
 
-    def _iteration(self, it: int) -> None:
-        self.teacher_phase_.run(self, it)
-        B = self.batch_size_
-        for _ in range(self._n_student()):
-            with torch.no_grad():
-                u = self._fakes(self._latent(B, self.train_gen, sampling=False))
-            student_step(self.student, self.opt_student, self.student.single(u)[:, 0], self._label(u))
-        fake = self._fakes(self._latent(B, self.train_gen, sampling=False))
-        loss_g = -torch.mean(self.student.single(fake))
-        self.opt_generator.zero_grad(set_to_none=True)
-        loss_g.backward()
-        self.opt_generator.step()
+    def _fit(self, df: pd.DataFrame, label: str | None) -> None:
+        """The fit: :class:`UpdatedStep` at R = 1 through the replica loop."""
+        fit_one(self, df, label, UpdatedStep)
 
     def _decode(self, values: np.ndarray) -> pd.DataFrame:
         if not self.config.inverse_transform:  # B3: the released output stays in (0, 1)

@@ -1,5 +1,12 @@
-"""Replica step of the ``updated`` preset (the 2020 ``mlforhealthlabpub`` PATE-GAN; the iteration
-of :meth:`pategan_audit.implementations.updated.Updated._iteration`, implementation notes §updated.partition).
+"""Replica step of the ``updated`` preset (the 2020 ``mlforhealthlabpub`` PATE-GAN, audit paper §4;
+implementation notes §updated.partition, §updated.votes): the preset's only iteration. ``fit`` runs
+it at R = 1 (:func:`~pategan_audit.replicas.loop.fit_one`), ``fit_many`` at any R.
+
+One replica on the CPU trains the model's own networks, optimisers and teachers with the single
+fit's kernels (one-model passes on ``[n, in]`` inputs, the teacher phase of the model's strategy,
+the model's own vote count), so a fit is the straightforward single-fit loop bit for bit (kept
+as the test oracle ``tests/replicas/oracle_updated.py``) and the model is current after every
+iteration. Otherwise:
 
 R replicas become one generator and one WGAN student of R networks each
 (:func:`~pategan_audit.replicas.stack.stack_modules`) and one teacher ensemble of ``R·k``
@@ -37,11 +44,13 @@ from ..components.generators import TF1RMSProp
 from ..components.logistic import LogisticFit
 from ..components.networks import adam
 from ..components.teachers import LogisticTeachers, NeuralTeachers
-from ..implementations.updated import Updated, UpdatedConfig, student_step
+from ..implementations.engine import PateGenerator
 from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
 from .stack import copy_optimizer_state, keep_replicas, replica_rows, solver_replicas, replica_slice, shape_signature, stack_draws, stack_modules, unstack_into
 
-__all__ = ["UpdatedStep", "supports", "run"]
+__all__ = ["UpdatedStep", "student_step", "supports", "run", "WEIGHT_CLIP"]
+
+WEIGHT_CLIP = 0.01  # updated clips every student parameter to [-0.01, 0.01] (WGAN)
 
 # The teachers' generated rows (k·m per replica and iteration: most of the arithmetic of a fit)
 # are generated in chunks of replicas whose widest activation holds about this many values
@@ -60,10 +69,41 @@ def _like(opt: torch.optim.Optimizer, params) -> torch.optim.Optimizer:
     raise TypeError(f"no batched counterpart for optimiser {type(opt).__name__}")  # pragma: no cover
 
 
+def student_step(student: torch.nn.Module, optimizer: torch.optim.Optimizer, scores: torch.Tensor,
+                 labels: torch.Tensor) -> None:
+    """One step of updated's student, a WGAN critic (implementation notes §updated.architecture): maximise
+    ``mean(r·S(u)) − mean((1 − r)·S(u))`` over the B labelled rows (last axis), then clip every
+    parameter to ±``WEIGHT_CLIP``. ``scores``/``labels``: ``[B]`` for one model or ``[R, B]``
+    for R stacked replicas (the per-replica objectives are summed: each slice gets its own gradient)."""
+    loss = -(torch.mean(labels * scores, dim=-1) - torch.mean((1.0 - labels) * scores, dim=-1)).sum()
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+    with torch.no_grad():
+        for p in student.parameters():
+            p.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
+
+
+def _generator_step(scores: torch.Tensor, student: torch.nn.Module, optimizer: torch.optim.Optimizer) -> None:
+    """One generator step on ``−mean(S(G(z)))`` (the critic's scores ``scores``, one mean per
+    replica, summed), the student's parameters held out of the backward pass."""
+    student_params = list(student.parameters())
+    for p in student_params:  # the generator step needs no student gradient
+        p.requires_grad_(False)
+    try:
+        loss_g = -scores.mean(dim=tuple(range(1, scores.dim()))).sum() if scores.dim() > 2 else -torch.mean(scores)
+        optimizer.zero_grad(set_to_none=True)
+        loss_g.backward()
+    finally:
+        for p in student_params:
+            p.requires_grad_(True)
+    optimizer.step()
+
+
 class UpdatedStep(ReplicaStep):
     """One iteration of R ``updated`` replicas (see the module docstring)."""
 
-    def __init__(self, models: Sequence[Updated], device: torch.device):
+    def __init__(self, models: Sequence[PateGenerator], device: torch.device):
         super().__init__(models, device)
         m0 = models[0]
         self.cfg = m0.config
@@ -73,6 +113,11 @@ class UpdatedStep(ReplicaStep):
         # neural teachers: the single fit's rounds (implementations.teacher_phase); logistic ones refit once
         self.n_teacher = 0 if self.logistic else m0.teacher_phase_.rounds
         self.live = list(range(len(models)))  # stack position -> index into self.models
+        self.own = self.trains_own_networks(len(models), device)
+        if self.own:
+            self.gen_net, self.student, self.teachers = m0.gen_net, m0.student, m0.teachers
+            self.opt_generator, self.opt_student = m0.opt_generator, m0.opt_student
+            return
         self.gen_net = stack_modules([m.gen_net for m in models]).to(device)
         self.student = stack_modules([m.student for m in models]).to(device)
         self.opt_generator = _like(m0.opt_generator, self.gen_net.parameters())
@@ -97,17 +142,24 @@ class UpdatedStep(ReplicaStep):
             self.teachers._targets_cache = {}
 
     @staticmethod
-    def signature(model: Updated) -> tuple:
+    def trains_own_networks(replicas: int, device: torch.device) -> bool:
+        """Whether the step trains the model's own networks, optimisers and teachers (one replica
+        on the CPU: the single fit's kernels, the model current after every iteration); else it
+        trains stacked copies and writes them back (:meth:`write_back`)."""
+        return replicas == 1 and device.type == "cpu"
+
+    @staticmethod
+    def signature(model: PateGenerator) -> tuple:
         nets = [model.gen_net, model.student] + ([] if model.config.teacher_model == "logistic_refit" else [model.teachers.net])
         return (type(model).__name__, model.config.teacher_model, model.config.hyperparameters, tuple(model.X_.shape),
                 model.num_teachers_, model.batch_size_, tuple(len(b) for b in model.teacher_blocks_), shape_signature(*nets))
 
     # -- helpers ------------------------------------------------------------------------------
     @property
-    def _models(self) -> list[Updated]:
+    def _models(self) -> list[PateGenerator]:
         return [self.models[i] for i in self.live]
 
-    def _latents(self, models: Sequence[Updated], n: int) -> torch.Tensor:
+    def _latents(self, models: Sequence[PateGenerator], n: int) -> torch.Tensor:
         """[R, n, d] latent codes, each replica's from its own ``train_gen`` (single-fit order)."""
         m0 = models[0]
         return stack_draws([m.train_gen for m in models], lambda g: m0._latent(n, g, sampling=False))
@@ -165,7 +217,7 @@ class UpdatedStep(ReplicaStep):
         return (logits > 0).to(torch.int64).sum(dim=1)
 
     # -- one iteration ------------------------------------------------------------------------
-    def _teacher_phase(self, models: list[Updated], on: np.ndarray) -> None:
+    def _teacher_phase(self, models: list[PateGenerator], on: np.ndarray) -> None:
         R, k, d, dev = len(models), self.k, self.d, self.device
         if self.logistic:
             m = self.real.shape[1]
@@ -185,7 +237,25 @@ class UpdatedStep(ReplicaStep):
                 fake = self._generate(self._latents(models, k * B).to(dev)).cpu().reshape(R * k, B, d)
             self.teachers.train_step(real, fake)
 
+    def _own_iteration(self, it: int) -> None:
+        """One iteration of the one replica on its own networks, with the single fit's kernels."""
+        m = self.models[0]
+        on = np.ones(1, dtype=bool)
+        m.teacher_phase_.run(m, it)  # the model's strategy (implementations.teacher_phase)
+        B = self.B
+        for _ in range(self.n_student):
+            with torch.no_grad():
+                u = m._fakes(m._latent(B, m.train_gen, sampling=False))  # [B, d]
+                n1 = m.teachers.votes(u)
+            r = release_votes(self.models, n1[None], on)[0]
+            student_step(m.student, m.opt_student, m.student.single(u)[:, 0], r)
+        fake = m._fakes(m._latent(B, m.train_gen, sampling=False))
+        _generator_step(m.student.single(fake), m.student, m.opt_generator)
+
     def iteration(self, it: int, active: np.ndarray) -> None:
+        if self.own:
+            self._own_iteration(it)
+            return
         self._compact(active)
         models = self._models
         on = np.ones(len(models), dtype=bool)
@@ -197,19 +267,11 @@ class UpdatedStep(ReplicaStep):
             r = release_votes(models, self._votes(u.cpu()), on).to(dev)
             student_step(self.student, self.opt_student, self.student(u)[..., 0], r)
         fake = self.gen_net(self._latents(models, B).to(dev))
-        student_params = list(self.student.parameters())
-        for p in student_params:  # the generator step needs no student gradient
-            p.requires_grad_(False)
-        try:
-            loss_g = -self.student(fake).mean(dim=(1, 2)).sum()
-            self.opt_generator.zero_grad(set_to_none=True)
-            loss_g.backward()
-        finally:
-            for p in student_params:
-                p.requires_grad_(True)
-        self.opt_generator.step()
+        _generator_step(self.student(fake), self.student, self.opt_generator)
 
     def write_back(self, r: int) -> None:
+        if self.own:  # the model's own networks were trained
+            return
         pos = self.live.index(r)
         m = self.models[r]
         unstack_into(self.gen_net, m.gen_net, pos)
@@ -230,7 +292,7 @@ class UpdatedStep(ReplicaStep):
 def supports(config) -> bool:
     """Every setting of ``updated`` is batched (both teacher models, partitions and
     hyperparameter sets; vote mechanisms, scale conventions and stopping rules are per replica)."""
-    return isinstance(config, UpdatedConfig)
+    return True
 
 
 def run(models, frames, label, *, device, on_done=None) -> None:

@@ -99,6 +99,8 @@ from ..accounting.gnmax import DEFAULT_ORDERS, epsilon_from_rdp, max_queries_wit
 from ..accounting.smooth_sensitivity import GNMaxPrivacyRelease, release_gnmax_epsilon
 # the RDP accountant and its helpers live in accounting.rdp (and are its API, not this module's)
 from ..accounting.rdp import RdpAccountant, binary_histograms, data_dependent_epsilon, noise_for_budget, per_query_rdp
+from ..replicas.gnmax import GNMaxStep
+from ..replicas.loop import fit_one
 from .corrected import Corrected, CorrectedConfig
 
 __all__ = ["GNMaxConfig", "GNMax", "confident_gnmax", "public_plan", "exact_query_rdp", "confident_gnmax_log_probs",
@@ -374,7 +376,10 @@ class GNMax(Corrected):
         return labels.to(torch.float32)
 
     def _fit(self, df, label) -> None:
-        super()._fit(df, label)
+        """The fit: the training step :class:`~pategan_audit.replicas.gnmax.GNMaxStep` at R = 1
+        through the replica loop (:func:`~pategan_audit.replicas.loop.fit_one`), then, with
+        ``analysis="data_dependent"``, the release of its ε (:meth:`_release_epsilon`)."""
+        fit_one(self, df, label, GNMaxStep)
         if self.config.analysis == "data_dependent":
             self._release_epsilon()
 
@@ -412,27 +417,3 @@ class GNMax(Corrected):
             release_noise=float(release.noise),
             private=("eps_data_dependent", "order_data_dependent", "release_smooth_sensitivity", "release_noise"))
         self.trace.eps_hat[-1] = float(release.epsilon)
-
-    def _iteration(self, it: int) -> None:
-        self._train_teachers()
-        with torch.no_grad():
-            u = self._fakes(self._latent(int(self.config.query_batch), self.train_gen, sampling=False),
-                            generator=self.train_gen)
-        labels = self._label(u)
-        keep = self._answered
-        self.trace.extra["answered"].append(int(keep.sum()))
-        if keep.any():
-            self._replay_rows.append(u[keep])
-            self._replay_labels.append(labels[keep])
-        rows = torch.cat(self._replay_rows) if self._replay_rows else torch.empty(0)
-        if len(rows) > int(self.config.replay_size):  # keep the most recent answered queries
-            rows = rows[-int(self.config.replay_size):]
-            self._replay_rows = [rows]
-            self._replay_labels = [torch.cat(self._replay_labels)[-int(self.config.replay_size):]]
-        ys = torch.cat(self._replay_labels) if len(rows) else None
-        for _ in range(self.steps_per_iteration_):
-            if len(rows):
-                for _ in range(int(self.config.student_iters)):
-                    pick = torch.randint(len(rows), (int(self.config.student_batch),), generator=self.train_gen)
-                    self._student_step(rows[pick], ys[pick])
-            self._generator_step(int(self.config.student_batch))

@@ -11,16 +11,13 @@ Subclasses build ``X_`` (teacher-input space), ``teachers`` (:class:`NeuralTeach
 (:class:`BlockSampler`), ``opt_student``, ``opt_generator`` and implement ``_latent`` and
 ``_fakes``. The teacher rounds of step 1 are :class:`~.teacher_phase.NeuralRounds` (``teacher_phase_``,
 made here from ``teacher_iters``); :func:`~.hyperparameters.paper_sizes` gives the "paper" layer
-sizes (implementation notes §utility.paper-hyperparameters). A subclass with an iteration of its
-own (``_iteration``: gnmax, whose batched step is :mod:`pategan_audit.replicas.gnmax`) runs the
-engine's loop around it, with the pieces :meth:`~NeuralPateGenerator._train_teachers`,
-:meth:`~NeuralPateGenerator._student_step` and :meth:`~NeuralPateGenerator._generator_step`.
+sizes (implementation notes §utility.paper-hyperparameters). gnmax, a subclass, has a training
+step of its own (:mod:`pategan_audit.replicas.gnmax`), run the same way.
 """
 from __future__ import annotations
 
 import pandas as pd
 import torch
-import torch.nn.functional as F
 
 from ..replicas.loop import fit_one
 from ..replicas.neural import NeuralStep
@@ -62,11 +59,7 @@ class NeuralPateGenerator(PateGenerator):
         return self._release_votes(n1)
 
     def _fit(self, df: pd.DataFrame, label: str | None) -> None:
-        """The fit: :class:`NeuralStep` at R = 1 through the replica loop; a subclass with its own
-        ``_iteration`` (gnmax) runs the engine's loop around it."""
-        if getattr(self, "_iteration", None) is not None:
-            super()._fit(df, label)
-            return
+        """The fit: :class:`NeuralStep` at R = 1 through the replica loop."""
         fit_one(self, df, label, NeuralStep)
 
     @property
@@ -75,24 +68,3 @@ class NeuralPateGenerator(PateGenerator):
         gnmax: fakes shared by the teachers)."""
         return NeuralRounds(int(self.config.teacher_iters), separate=self._separate_teacher_steps,
                             shared_fakes=self._shared_teacher_fakes)
-
-    def _train_teachers(self) -> None:
-        """gnmax's step 1: ``n_T`` rounds of one batched teacher step on B own rows and B fakes each."""
-        self.teacher_phase_.run(self, 0)
-
-    def _student_step(self, u: torch.Tensor, r: torch.Tensor) -> None:
-        """One student step of gnmax's iteration on ``BCE(S(u), r)`` (rows ``u``, released labels ``r``)."""
-        loss_s = F.binary_cross_entropy_with_logits(self.student.single(u)[:, 0], r)
-        self.opt_student.zero_grad(set_to_none=True)
-        loss_s.backward()
-        self.opt_student.step()
-
-    def _generator_step(self, batch: int | None = None) -> None:
-        """One generator step of gnmax's iteration on the non-saturating loss ``BCE(S(G(z)), 1)``
-        over ``batch`` rows (default B)."""
-        B = self.batch_size_ if batch is None else int(batch)
-        fake = self._fakes(self._latent(B, self.train_gen, sampling=False), generator=self.train_gen)
-        loss_g = F.binary_cross_entropy_with_logits(self.student.single(fake)[:, 0], torch.ones(B))
-        self.opt_generator.zero_grad(set_to_none=True)
-        loss_g.backward()
-        self.opt_generator.step()

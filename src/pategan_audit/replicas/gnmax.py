@@ -1,5 +1,15 @@
-"""Replica step of gnmax (:class:`~pategan_audit.implementations.gnmax.GNMax`): R replicas of
-one iteration of :meth:`GNMax._iteration` as one batched computation.
+"""The training step of gnmax (:class:`~pategan_audit.implementations.gnmax.GNMax`; PATE-GAN
+Alg. 1, ``jordon2019pategan``, with the Confident-GNMax aggregation of ``papernot2018scalable``):
+its one iteration. A single fit runs it at R = 1 (:func:`~pategan_audit.replicas.loop.fit_one`),
+``fit_many`` at any R. One iteration:
+
+1. ``n_T`` teacher rounds: every teacher takes an Adam step on BCE of ``B`` rows of its own block
+   (label 1) and one batch of ``B`` generated rows shared by the replica's k teachers (label 0);
+2. ``query_batch`` generated rows are labelled by Confident-GNMax (one query each, every query
+   charged); the answered ones join the replay buffer (the most recent ``replay_size`` kept);
+3. ``steps_per_iteration_`` times: ``student_iters`` student steps on ``student_batch`` rows
+   drawn from the buffer (none while it is empty), then one generator step on
+   ``BCE(S(G(z)), 1)`` over ``student_batch`` rows.
 
 What is batched (one tensor operation for all R replicas, networks stacked along their model
 axis, :func:`~pategan_audit.replicas.stack.stack_modules`):
@@ -16,7 +26,7 @@ axis, :func:`~pategan_audit.replicas.stack.stack_modules`):
 What stays per replica, in the single fit's order (so every stream gives replica r exactly the
 numbers of ``create("gnmax", seed=s_r).fit``): every random draw (block keys and fill, latent
 codes, the replay mini-batch indices from ``train_gen``; the Confident-GNMax noise from
-``noise_gen``), the release itself (the model's own :meth:`GNMax._release_votes`: noise,
+``noise_gen``), the release itself (the model's own ``release_votes``: noise,
 threshold, RDP charge, records), the replay buffer (kept on the model, ``_replay_rows`` /
 ``_replay_labels``, trimmed to ``replay_size`` as in the single fit) and the trace.
 
@@ -27,11 +37,17 @@ together (:class:`StudentStacks`), each with its own Adam (one step counter per 
 not yet started sit in a stack without optimiser (their students only pass gradients through
 to the generator, as in the single fit).
 
-Equality with single fits: everything discrete (rows, latent draws, votes, noise, labels,
-answered counts, accountant, ε̂, iterations) is equal; the networks are equal up to float
-rounding, as for every preset on the replica axis: a batched product (``baddbmm`` of
-``[R, n, in] @ [R, in, out]``) and the single fit's ``matmul([n, in], [1, in, out])`` dispatch
-to different kernels (MKL, shape-dependent), which differ in the last bits for some shapes.
+One replica (R = 1, ``fit``): on the CPU the step trains the model's own networks with its own
+optimisers (stacking one replica is the identity, and the model is current after every
+iteration, for its callbacks); on any device it runs the kernels of one network: the first layer
+of the generator and the student reads the ``[n, in]`` rows, the teachers vote through
+:meth:`NeuralTeachers.votes`, each loss is one mean, so a fit's numbers do not depend on whether
+it ran alone or in a group of one. R > 1: everything discrete (rows, latent draws, votes, noise,
+labels, answered counts, accountant, ε̂, iterations) equals the replicas' single fits; the
+networks are equal up to float rounding, as for every preset on the replica axis: a batched
+product (``baddbmm`` of ``[R, n, in] @ [R, in, out]``) and one network's
+``matmul([n, in], [1, in, out])`` dispatch to different kernels (MKL, shape-dependent), which
+differ in the last bits for some shapes.
 
 Replicas are stacked when they have the same table shape, teachers, batch size, networks and
 plan (``planned_iterations_``, ``steps_per_iteration_``); fit_many fits the others in groups of
@@ -52,7 +68,7 @@ from torch import nn
 from ..components.networks import adam
 from ..components.teachers import NeuralTeachers, _matmul
 from .loop import ReplicaStep, record_seen, run_pate_replicas
-from .neural import generator_step, replica_votes, stack_teachers
+from .neural import generator_step, replica_bce, replica_votes, stack_teachers
 from .stack import StackedBlockSampler, keep_replicas, shape_signature, stack_modules, unstack_into
 
 __all__ = ["GNMaxStep", "StudentStacks", "shared_votes", "supports", "run"]
@@ -87,12 +103,18 @@ class _Stack:
 class StudentStacks:
     """The R students, stacked in groups whose Adam has taken the same number of steps (see the
     module docstring). ``forward`` runs every student on its replica's rows; ``step`` takes one
-    Adam step of the started students."""
+    Adam step of the started students. ``own``: the optimiser of a single student trained in
+    place (R = 1 on the CPU: ``students[0]`` itself, which starts with that optimiser)."""
 
-    def __init__(self, students: Sequence[nn.Module], settings: dict, device: torch.device):
+    def __init__(self, students: Sequence[nn.Module], settings: dict, device: torch.device, *,
+                 own: torch.optim.Optimizer | None = None):
         self.R = len(students)
         self.settings = settings
-        self.stacks = [_Stack(np.arange(self.R), stack_modules(students).to(device), None)]
+        if own is not None and self.R != 1:
+            raise ValueError(f"only one student trains in place, got {self.R}")
+        self._own = own
+        net = students[0] if own is not None else stack_modules(students).to(device)
+        self.stacks = [_Stack(np.arange(self.R), net, None)]
         self._refresh()
 
     def _refresh(self) -> None:
@@ -127,12 +149,15 @@ class StudentStacks:
             moved = _Stack(pool.replicas[where], net, None)
             pool.replicas = pool.replicas[rest]
             pool_left = pool
-        moved.opt = adam(moved.net.parameters(), **self.settings)
+        moved.opt = self._own if self._own is not None else adam(moved.net.parameters(), **self.settings)
         self.stacks = [s for s in self.stacks if s is not pool] + [moved] + ([pool_left] if pool_left else [])
         self._refresh()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Logits [R, n] of every replica's student on its rows ``x`` [R, n, D]."""
+        """Logits [R, n] of every replica's student on its rows ``x`` [R, n, D] (R = 1: the
+        student reads the ``[n, D]`` rows, as one network does)."""
+        if self.R == 1:
+            return self.stacks[0].net(x[0])[..., 0]
         if self._identity:
             return self.stacks[0].net(x)[..., 0]
         outs = [s.net(x[torch.as_tensor(s.replicas)])[..., 0] for s in self.stacks]
@@ -140,7 +165,15 @@ class StudentStacks:
 
     def step(self, x: torch.Tensor, y: torch.Tensor) -> None:
         """One Adam step of every started student on BCE of rows ``x`` [S, n, D] with labels
-        ``y`` [S, n], S the started replicas in ``started_order``."""
+        ``y`` [S, n], S the started replicas in ``started_order``. R = 1: the student reads the
+        ``[n, D]`` rows and its loss is one mean (:func:`~.neural.replica_bce`)."""
+        if self.R == 1:
+            s = self.started_stacks[0]
+            loss = replica_bce(s.net(x[0])[..., 0], y)
+            s.opt.zero_grad(set_to_none=True)
+            loss.backward()
+            s.opt.step()
+            return
         start = 0
         losses = []
         for s in self.started_stacks:
@@ -154,6 +187,8 @@ class StudentStacks:
             s.opt.step()
 
     def write_back(self, r: int, target: nn.Module) -> None:
+        if self._own is not None:  # the student was trained in place
+            return
         for s in self.stacks:
             hit = np.flatnonzero(s.replicas == r)
             if len(hit):
@@ -177,13 +212,18 @@ class GNMaxStep(ReplicaStep):
         self.q, self.sb, self.si = int(cfg.query_batch), int(cfg.student_batch), int(cfg.student_iters)
         self.replay_size = int(cfg.replay_size)
         self.steps = int(m0.steps_per_iteration_)
-        self.gen_net = stack_modules([m.gen_net for m in models]).to(device)
         g0, s0 = m0.opt_generator.param_groups[0], m0.opt_student.param_groups[0]
-        self.opt_generator = adam(self.gen_net.parameters(), lr=g0["lr"], betas=g0["betas"], weight_decay=g0["weight_decay"])
-        self.students = StudentStacks([m.student for m in models],
-                                      dict(lr=s0["lr"], betas=s0["betas"], weight_decay=s0["weight_decay"]), device)
-        self.teachers = stack_teachers([m.teachers for m in models])
-        self.teachers.net.to(device)
+        student_settings = dict(lr=s0["lr"], betas=s0["betas"], weight_decay=s0["weight_decay"])
+        self.own = self.trains_own_networks(self.R, device)
+        if self.own:
+            self.gen_net, self.opt_generator, self.teachers = m0.gen_net, m0.opt_generator, m0.teachers
+            self.students = StudentStacks([m0.student], student_settings, device, own=m0.opt_student)
+        else:
+            self.gen_net = stack_modules([m.gen_net for m in models]).to(device)
+            self.opt_generator = adam(self.gen_net.parameters(), lr=g0["lr"], betas=g0["betas"], weight_decay=g0["weight_decay"])
+            self.students = StudentStacks([m.student for m in models], student_settings, device)
+            self.teachers = stack_teachers([m.teachers for m in models])
+            self.teachers.net.to(device)
         self.X = torch.stack([m.X_ for m in models]).to(device)  # [R, N, D]
         self.sampler = StackedBlockSampler([m.sampler for m in models])
         self.train_gens = [m.train_gen for m in models]
@@ -192,6 +232,12 @@ class GNMaxStep(ReplicaStep):
         self.replay = torch.zeros((self.R, 1, self.D))
         self.replay_y = torch.zeros((self.R, 1))
         self.replay_len = np.zeros(self.R, dtype=np.int64)
+
+    @staticmethod
+    def trains_own_networks(replicas: int, device: torch.device) -> bool:
+        """Whether the step trains the model's own networks with its own optimisers (one replica
+        on the CPU); else it trains stacked copies and writes them back (:meth:`write_back`)."""
+        return replicas == 1 and device.type == "cpu"
 
     @staticmethod
     def signature(model) -> tuple:
@@ -203,22 +249,43 @@ class GNMaxStep(ReplicaStep):
     def _latents(self, n: int, active: np.ndarray) -> torch.Tensor:
         """[R, n, width] latent codes, replica r's from its own training stream (zeros for a
         replica that has stopped: it draws nothing more)."""
+        if self.R == 1:  # the loop runs an iteration only for an active replica
+            return self.models[0].training_latent(n)[None].to(self.device)
         out = torch.zeros((self.R, n, self.width))
         for r in np.flatnonzero(active):
             m = self.models[r]
             out[r] = m._latent(n, m.train_gen, sampling=False)
         return out.to(self.device)
 
+    def _generate(self, latent: torch.Tensor) -> torch.Tensor:
+        """Generated rows [R, n, D] from ``latent`` [R, n, width]. At R = 1 the generator reads the
+        ``[n, width]`` codes, as one network does (its first layer a broadcast product plus bias,
+        not a batched one: other kernels, other rounding)."""
+        if self.R == 1:
+            return self.gen_net(latent[0])
+        return self.gen_net(latent)
+
+    def _votes(self, u: torch.Tensor) -> torch.Tensor:
+        """Vote counts ``n1`` [R, n] of each replica's teachers on its rows ``u`` [R, n, D] (R = 1:
+        the teachers' own :meth:`NeuralTeachers.votes`)."""
+        if self.R == 1:
+            return self.teachers.votes(u[0])[None]
+        return shared_votes(self.teachers, u, self.k)
+
     # -- the iteration -----------------------------------------------------------------------------
     def _teacher_rounds(self, active: np.ndarray) -> None:
         R, k, B = self.R, self.k, self.B
-        ar = torch.arange(R)[:, None, None]
+        ar = torch.arange(R)[:, None, None] if R > 1 else None
         for _ in range(self.rounds):
-            rows = self.sampler.sample(B, self.train_gens)  # [R, k, B], each replica's keys from its stream
+            if R == 1:  # the replica's own sampler: the same draws and rows, without the padding
+                rows = self.sampler.samplers[0].sample(B, generator=self.train_gens[0])[None]
+            else:
+                rows = self.sampler.sample(B, self.train_gens)  # [R, k, B], each replica's keys from its stream
             record_seen(self.models, rows, active, has_rows=self.sampler.has_rows if self.sampler.any_empty else None)
-            real = self.X[ar, rows.to(self.device)].reshape(R * k, B, -1)
+            at = rows.to(self.device)
+            real = (self.X[0][at[0]] if R == 1 else self.X[ar, at]).reshape(R * k, B, -1)
             with torch.no_grad():
-                fake = self.gen_net(self._latents(B, active))  # [R, B, D]: one batch per replica ...
+                fake = self._generate(self._latents(B, active))  # [R, B, D]: one batch per replica ...
             fake = fake[:, None].expand(R, k, B, -1).reshape(R * k, B, -1)  # ... shared by its k teachers
             weight = self.sampler.has_rows.reshape(R * k).float().to(self.device) if self.sampler.any_empty else None
             self.teachers.train_step(real, fake, separate=False, real_weight=weight)
@@ -227,12 +294,12 @@ class GNMaxStep(ReplicaStep):
         """Label ``query_batch`` generated rows per replica (each replica's own release) and
         update the replay buffers; returns the replicas whose buffer holds rows."""
         with torch.no_grad():
-            u = self.gen_net(self._latents(self.q, active))  # [R, q, D]
-        n1 = shared_votes(self.teachers, u, self.k).to("cpu")
+            u = self._generate(self._latents(self.q, active))  # [R, q, D]
+        n1 = self._votes(u).to("cpu")
         u = u.to("cpu")
         for r in np.flatnonzero(active):
             m = self.models[r]
-            labels = m._release_votes(n1[r].clone())  # gnmax's release: its noise stream, charge and records
+            labels = m.release_votes(n1[r].clone())  # gnmax's release: its noise stream, charge and records
             keep = m._answered
             m.trace.extra["answered"].append(int(keep.sum()))
             if keep.any():
@@ -259,6 +326,20 @@ class GNMaxStep(ReplicaStep):
         self.replay = self.replay.to(self.device)
         self.replay_y = self.replay_y.to(self.device)
 
+    def _replay_batch(self, order: np.ndarray, draw: np.ndarray, rows_idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """One student mini-batch per started replica (``order``): rows [S, sb, D] and labels
+        [S, sb] drawn from its replay buffer by the single fit's ``torch.randint`` on its training
+        stream (replicas not in ``draw``, stopped, draw nothing and read row 0)."""
+        if self.R == 1:  # a started replica is active and has rows
+            pick = torch.randint(int(self.replay_len[0]), (self.sb,), generator=self.train_gens[0]).to(self.device)
+            return self.replay[0][pick][None], self.replay_y[0][pick][None]
+        pick = torch.zeros((len(order), self.sb), dtype=torch.int64)
+        for j in np.flatnonzero(draw):
+            r = order[j]
+            pick[j] = torch.randint(int(self.replay_len[r]), (self.sb,), generator=self.train_gens[r])
+        pick = pick.to(self.device)
+        return self.replay[rows_idx, pick], self.replay_y[rows_idx, pick]
+
     def iteration(self, it: int, active: np.ndarray) -> None:
         self._teacher_rounds(active)
         with_rows = self._query(active)
@@ -269,15 +350,12 @@ class GNMaxStep(ReplicaStep):
         for _ in range(self.steps):
             if len(order):
                 for _ in range(self.si):
-                    pick = torch.zeros((len(order), self.sb), dtype=torch.int64)
-                    for j in np.flatnonzero(draw):  # the single fit's torch.randint, per replica
-                        r = order[j]
-                        pick[j] = torch.randint(int(self.replay_len[r]), (self.sb,), generator=self.train_gens[r])
-                    pick = pick.to(self.device)
-                    self.students.step(self.replay[rows_idx, pick], self.replay_y[rows_idx, pick])
-            generator_step(self.students.forward(self.gen_net(self._latents(self.sb, active))), self.opt_generator)
+                    self.students.step(*self._replay_batch(order, draw, rows_idx))
+            generator_step(self.students.forward(self._generate(self._latents(self.sb, active))), self.opt_generator)
 
     def write_back(self, r: int) -> None:
+        if self.own:  # the model's own networks were trained
+            return
         m = self.models[r]
         unstack_into(self.gen_net, m.gen_net, r)
         self.students.write_back(r, m.student)

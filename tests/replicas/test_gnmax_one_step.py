@@ -17,6 +17,7 @@ from pategan_audit.replicas.gnmax import GNMaxStep
 
 from ..implementations.conftest import make_toy, toy_bounds
 from .oracle_gnmax import oracle_model
+from .bitwise import assert_same_state, optimizer_state
 
 #: several iterations, a replay buffer filled over them, the students starting late (threshold 0.9)
 ITERATIONS = {"planned_queries": 24, "query_batch": 2, "generator_steps": 24, "threshold": 0.9, "num_teachers": 12}
@@ -51,14 +52,6 @@ def _setting(case: str) -> tuple[pd.DataFrame, str | None, dict]:
     return toy, None if case == "no_label" else "y", kw
 
 
-def _optimizer_state(prefix: str, opt: torch.optim.Optimizer) -> dict:
-    out = {}
-    for i, st in opt.state_dict()["state"].items():
-        for key, value in st.items():
-            out[f"{prefix}.{i}.{key}"] = value
-    return out
-
-
 def model_state(model) -> dict:
     """Every array a fitted gnmax model holds that training wrote: networks, optimiser moments,
     random streams, the RDP accountant, the replay buffer, the seen matrix, the trace and, for the
@@ -66,9 +59,9 @@ def model_state(model) -> dict:
     out = {}
     for name, net in (("gen_net", model.gen_net), ("student", model.student), ("teachers", model.teachers.net)):
         out.update({f"{name}.{k}": v for k, v in net.state_dict().items()})
-    out.update(_optimizer_state("opt_student", model.opt_student))
-    out.update(_optimizer_state("opt_generator", model.opt_generator))
-    out.update(_optimizer_state("opt_teachers", model.teachers.optimizer))
+    out.update(optimizer_state("opt_student", model.opt_student))
+    out.update(optimizer_state("opt_generator", model.opt_generator))
+    out.update(optimizer_state("opt_teachers", model.teachers.optimizer))
     for gen in ("init_gen", "train_gen", "noise_gen"):
         out[gen] = getattr(model, gen).get_state()
     out["dp_rng"] = repr(model.dp_rng.bit_generator.state)
@@ -89,19 +82,7 @@ def model_state(model) -> dict:
 
 
 def assert_bitwise(a, b) -> None:
-    sa, sb = model_state(a), model_state(b)
-    assert sa.keys() == sb.keys()
-    for key in sa:
-        x, y = sa[key], sb[key]
-        if isinstance(x, torch.Tensor):
-            assert torch.equal(x, y), key
-        elif isinstance(x, list) and x and isinstance(x[0], np.ndarray):
-            assert len(x) == len(y) and all(np.array_equal(p, q) for p, q in zip(x, y)), key
-        elif isinstance(x, np.ndarray):
-            np.testing.assert_array_equal(x, y, err_msg=key)
-        else:
-            assert x == y, key
-    pd.testing.assert_frame_equal(a.sample(40, seed=5), b.sample(40, seed=5))
+    assert_same_state(a, b, model_state)
 
 
 @pytest.mark.parametrize("seed", [0, 7])

@@ -18,6 +18,7 @@ from pategan_audit.replicas.neural import NeuralStep
 
 from ..implementations.conftest import make_toy, toy_bounds
 from .oracle_neural import oracle_model
+from .bitwise import assert_same_state, optimizer_state
 
 CASES = {
     "borealis": {"num_teachers": 3, "max_iter": 4},
@@ -42,23 +43,15 @@ def _setting(case: str, rows: int = 120) -> tuple[str, pd.DataFrame, dict]:
     return name, toy, kw
 
 
-def _optimizer_state(prefix: str, opt: torch.optim.Optimizer) -> dict:
-    out = {}
-    for i, st in opt.state_dict()["state"].items():
-        for key, value in st.items():
-            out[f"{prefix}.{i}.{key}"] = value
-    return out
-
-
 def model_state(model) -> dict:
     """Every array a fitted model holds that training wrote: networks, optimiser moments, random
     streams, accountant, the seen matrix and the trace."""
     out = {}
     for name, net in (("gen_net", model.gen_net), ("student", model.student), ("teachers", model.teachers.net)):
         out.update({f"{name}.{k}": v for k, v in net.state_dict().items()})
-    out.update(_optimizer_state("opt_student", model.opt_student))
-    out.update(_optimizer_state("opt_generator", model.opt_generator))
-    out.update(_optimizer_state("opt_teachers", model.teachers.optimizer))
+    out.update(optimizer_state("opt_student", model.opt_student))
+    out.update(optimizer_state("opt_generator", model.opt_generator))
+    out.update(optimizer_state("opt_teachers", model.teachers.optimizer))
     for gen in ("init_gen", "train_gen", "noise_gen"):
         out[gen] = getattr(model, gen).get_state()
     tr = model.trace
@@ -71,19 +64,7 @@ def model_state(model) -> dict:
 
 
 def assert_bitwise(a, b) -> None:
-    sa, sb = model_state(a), model_state(b)
-    assert sa.keys() == sb.keys()
-    for key in sa:
-        x, y = sa[key], sb[key]
-        if isinstance(x, torch.Tensor):
-            assert torch.equal(x, y), key
-        elif isinstance(x, list) and x and isinstance(x[0], np.ndarray):
-            assert len(x) == len(y) and all(np.array_equal(p, q) for p, q in zip(x, y)), key
-        elif isinstance(x, np.ndarray):
-            np.testing.assert_array_equal(x, y, err_msg=key)
-        else:
-            assert x == y, key
-    pd.testing.assert_frame_equal(a.sample(40, seed=5), b.sample(40, seed=5))
+    assert_same_state(a, b, model_state)
 
 
 @pytest.mark.parametrize("seed", [0, 7])

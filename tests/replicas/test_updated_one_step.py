@@ -17,6 +17,7 @@ from pategan_audit.replicas.updated import UpdatedStep
 
 from ..implementations.conftest import make_toy, toy_bounds
 from .oracle_updated import oracle_model
+from .bitwise import assert_same_state, optimizer_state
 
 # updated's settings: both teacher models (B1), its violation switches (V4 partition, V11 bounds,
 # V15 scale convention, B3 inverse transform), the "paper" hyperparameters, the released preset,
@@ -47,25 +48,17 @@ def _setting(case: str, rows: int = 120) -> tuple[pd.DataFrame, dict, str | None
     return toy, kw, "y"
 
 
-def _optimizer_state(prefix: str, opt: torch.optim.Optimizer) -> dict:
-    out = {}
-    for i, st in opt.state_dict()["state"].items():
-        for key, value in st.items():
-            out[f"{prefix}.{i}.{key}"] = value
-    return out
-
-
 def model_state(model) -> dict:
     """Every array a fitted model holds that training wrote: networks, optimiser moments, teacher
     fits, random streams, accountant, the seen matrix and the trace."""
     out = {}
     for name, net in (("gen_net", model.gen_net), ("student", model.student)):
         out.update({f"{name}.{k}": v for k, v in net.state_dict().items()})
-    out.update(_optimizer_state("opt_student", model.opt_student))
-    out.update(_optimizer_state("opt_generator", model.opt_generator))
+    out.update(optimizer_state("opt_student", model.opt_student))
+    out.update(optimizer_state("opt_generator", model.opt_generator))
     if model.config.teacher_model == "neural_persistent":
         out.update({f"teachers.{k}": v for k, v in model.teachers.net.state_dict().items()})
-        out.update(_optimizer_state("opt_teachers", model.teachers.optimizer))
+        out.update(optimizer_state("opt_teachers", model.teachers.optimizer))
     else:
         f = model.teachers.fit
         out.update({"fit.coef": f.coef, "fit.intercept": f.intercept, "fit.n_iter": f.n_iter, "fit.converged": f.converged})
@@ -81,19 +74,7 @@ def model_state(model) -> dict:
 
 
 def assert_bitwise(a, b) -> None:
-    sa, sb = model_state(a), model_state(b)
-    assert sa.keys() == sb.keys()
-    for key in sa:
-        x, y = sa[key], sb[key]
-        if isinstance(x, torch.Tensor):
-            assert torch.equal(x, y), key
-        elif isinstance(x, list) and x and isinstance(x[0], np.ndarray):
-            assert len(x) == len(y) and all(np.array_equal(p, q) for p, q in zip(x, y)), key
-        elif isinstance(x, np.ndarray):
-            np.testing.assert_array_equal(x, y, err_msg=key)
-        else:
-            assert x == y, key
-    pd.testing.assert_frame_equal(a.sample(40, seed=5), b.sample(40, seed=5))
+    assert_same_state(a, b, model_state)
 
 
 @pytest.mark.parametrize("seed", [0, 7])

@@ -215,6 +215,24 @@ class BaseGenerator:
         self.trace = TrainingTrace()
         return df.reset_index(drop=True)
 
+    def prepares_like(self, other: "BaseGenerator") -> bool:
+        """Whether ``other`` derives the same data preparation from a table as this model: the
+        same class and every config field equal but the seed (which enters only random draws).
+        Conservative: a field that cannot be compared counts as different. ``fit_many`` uses it
+        to prepare a shared table once for all its replicas."""
+        if type(other) is not type(self):
+            return False
+        for f in dataclasses.fields(self.config):
+            if f.name == "seed":
+                continue
+            x, y = getattr(self.config, f.name), getattr(other.config, f.name)
+            try:
+                if x is not y and not bool(x == y):
+                    return False
+            except (TypeError, ValueError):  # e.g. arrays, whose == is element-wise
+                return False
+        return True
+
     def _check_input(self, df: pd.DataFrame, label: str | None) -> None:
         """Refuse a training table this preset cannot fit, before any computing: the checks of
         :func:`validate_frame` plus the preset's own (subclasses extend it). ``fit_many`` runs

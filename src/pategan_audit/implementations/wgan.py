@@ -42,7 +42,7 @@ from ..components.networks import Mlp, adam
 from ..components.partition import balanced_blocks
 from ..replicas.wgan import run_group
 from ..seeds import torch_generator, training_streams
-from .base import BaseConfig, BaseGenerator, validate_privacy, validate_seed
+from .base import BaseConfig, BaseGenerator, TrainingTrace, validate_privacy, validate_seed
 from .hyperparameters import paper_setting, paper_sizes, resolved
 
 __all__ = ["WganConfig", "WganGenerator", "he_normal_mlp"]
@@ -200,15 +200,39 @@ class WganGenerator(BaseGenerator):
             self.blocks_ = None
 
     # -- the training step's hooks (replicas.wgan.WganModel) -----------------------------------
-    def begin_fit(self, df: pd.DataFrame, label: str | None) -> None:
+    def begin_fit(self, df: pd.DataFrame, label: str | None, prepared: dict | None = None) -> dict:
         """Validate ``df`` and set the model up for its first iteration, as ``fit`` does
-        (``fit_many`` calls it on every replica before stacking them)."""
-        self._setup(self._accept(df, label), label)
+        (``fit_many`` calls it on every replica before stacking them). Returns what the table
+        alone determined (the attributes ``_accept`` and ``_prepare`` set: the fitted scaler or
+        encoder, ``X_``, ``cond_``, ...; no random draw enters them).
+
+        prepared: that mapping from a replica of the same preset and settings (seed aside:
+        :meth:`prepares_like`) set up on this very table: it is taken as this replica's
+        (shared, read-only) instead of being computed again, the same values a fresh
+        preparation gives, which saves most of a replica's set-up in a large ``fit_many``; the
+        streams and initial networks are still the replica's own."""
+        if prepared is None:
+            before = dict(vars(self))
+            self._prepare(self._accept(df, label), label)
+            prepared = {k: v for k, v in vars(self).items()
+                        if k != "trace" and (k not in before or before[k] is not v)}
+            prepared["trace.bounds"] = self.trace.bounds
+        else:
+            self.trace = TrainingTrace()
+            vars(self).update({k: v for k, v in prepared.items() if k != "trace.bounds"})
+            self.trace.bounds = dict(prepared["trace.bounds"])
+        self._streams()
+        self._build(int(self.X_.shape[0]))
+        self._note_sizes()
+        return prepared
 
     def _setup(self, df: pd.DataFrame, label: str | None) -> None:
         self._streams()
         self._prepare(df, label)
         self._build(int(self.X_.shape[0]))
+        self._note_sizes()
+
+    def _note_sizes(self) -> None:
         self.trace.extra.update(
             sigma=self.sigma_, num_teachers=self.num_teachers_, batch_size=self.batch_size_, gp_weight=self.gp_weight_,
             z_dim=self.z_dim_, max_iter=self.max_iter_, num_critics=1,

@@ -267,7 +267,7 @@ class NeuralStep(ReplicaStep):
         noise releases through its model (``release_votes``), the same numbers with less overhead."""
         noise = self._vote_noise(rnd)
         if self.R == 1 and noise is None:
-            return self.models[0].release_votes(n1[0])[None]
+            return self.models[0].release_votes(n1[0].cpu())[None]
         return release_votes(self.models, n1, active, noise=noise)
 
     def _fakes(self, latent: torch.Tensor) -> torch.Tensor:

@@ -68,8 +68,10 @@ ROWS, Z, NOISE, E, G_ROWS, G_Z = 1, 2, 3, 4, 5, 6
 class WganModel(Protocol):
     """What the step reads and calls on a model (:class:`~pategan_audit.implementations.wgan.WganGenerator`).
 
-    ``begin_fit(df, label)`` validates the table and sets the model up (streams, data, networks,
-    optimisers, the fitted sizes below); ``end_iteration(it)`` counts an iteration and runs the
+    ``begin_fit(df, label, prepared=None)`` validates the table and sets the model up (streams,
+    data, networks, optimisers, the fitted sizes below) and returns what the table alone
+    determined, which a replica of equal settings (``prepares_like``) on the same table takes
+    instead of preparing it again; ``end_iteration(it)`` counts an iteration and runs the
     model's callbacks; ``end_fit(seen, flips)`` fills the trace from the rows seen ``[k, N]`` and
     the label flips per iteration."""
 
@@ -92,7 +94,9 @@ class WganModel(Protocol):
     opt_D: torch.optim.Optimizer
     train_gen: torch.Generator
 
-    def begin_fit(self, df: pd.DataFrame, label: str | None) -> None: ...
+    def begin_fit(self, df: pd.DataFrame, label: str | None, prepared: dict | None = None) -> dict: ...
+
+    def prepares_like(self, other: Any) -> bool: ...
 
     def end_iteration(self, iteration: int) -> None: ...
 
@@ -274,8 +278,13 @@ def run(models: Sequence[WganModel], frames: Sequence[pd.DataFrame], label: str 
         if bad:
             raise ValueError(f"streams='counter' keys each replica by its seed; got seed {bad[0]!r}, pass non-negative seeds")
     device = torch.device(device)
+    prepared: dict[int, tuple[WganModel, dict]] = {}  # per table: its first replica's preparation
     for m, df in zip(models, frames):  # the set-up of a single fit, replica by replica
-        m.begin_fit(df, label)
+        first = prepared.get(id(df))
+        if first is not None and first[0].prepares_like(m):
+            m.begin_fit(df, label, first[1])
+        else:
+            prepared[id(df)] = (m, m.begin_fit(df, label))
         m.trace.extra["streams"] = streams
     groups: dict[tuple, list[int]] = {}
     for i, m in enumerate(models):
@@ -455,6 +464,24 @@ class WganStep:
         _write_back_adam(self.opt_G, self.G, r, m.opt_G, m.G)
         _write_back_adam(self.opt_D, self.D, r, m.opt_D, m.D)
 
+    @torch.no_grad()
+    def to_host(self) -> None:
+        """Move what :meth:`write_back` and :meth:`records` read (networks, Adam state, rows seen,
+        flips) to the CPU in one transfer per tensor, instead of one per replica and tensor; the
+        group does not train after this (the end of :func:`run_group`)."""
+        if self.device.type == "cpu":
+            return
+        self.G.to("cpu")
+        self.D.to("cpu")
+        for opt in (self.opt_G, self.opt_D):
+            for st in opt.state.values():
+                for key, val in st.items():
+                    if torch.is_tensor(val):
+                        st[key] = val.cpu()
+        if self.counter is not None:
+            self.seen, self.flips = self.seen.cpu(), self.flips.cpu()
+        self.device = torch.device("cpu")
+
     def records(self, r: int) -> tuple[np.ndarray, torch.Tensor]:
         """Replica ``r``'s rows seen ``[k, N]`` (bool) and indicator-label flips per iteration ``[T]``."""
         if self.counter is None:
@@ -498,6 +525,7 @@ def run_group(models: Sequence[WganModel], *, device: torch.device | str = "cpu"
             slot.save(models, step=step, it=it)
         finished = True
     finally:
+        step.to_host()
         for r, m in enumerate(models):
             step.write_back(r)
             m.end_fit(*step.records(r))

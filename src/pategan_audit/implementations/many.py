@@ -5,9 +5,8 @@
 accountant trajectory and stopping iteration (each replica draws from its own seed-derived
 streams in the order a single fit does), networks equal up to float rounding, and the same
 ``sample(n)``, ``trace`` and hooks afterwards. A group of one replica is the single fit to the
-bit: every preset but synthcity fits through its batched step at R = 1 (``tests/replicas/oracle_*.py``
-keep the single-fit loops they replaced); synthcity's matches its single fit at R = 1 in
-``benchmarks/digests.py``. Why batch: the presets' networks are tiny, so a
+bit: every preset fits through its batched step at R = 1 (``tests/replicas/oracle_*.py`` keep
+the single-fit loops they replaced). Why batch: the presets' networks are tiny, so a
 single fit spends most of its time in framework overhead (dispatch, autograd, Python); R
 replicas stacked along a leading axis (:mod:`pategan_audit.replicas`) pay that overhead once.
 

@@ -21,7 +21,10 @@ each (harness; released: every batch of the loader over ~80 % of the rows): a st
 student reads real rows) with labels ``1[(n1 + Lap(1/λ))/(k + 1e-8) > 0.5]``, all set to 0 and
 *not charged* when at least half are 1 (O4); a generator step on ``−mean(D(G(z) ⊕ cond))`` plus
 the conditional loss whose targets are the real batch's one-hots. Accountant with the V7
-indexing bug, L = 100, δ = N^{-3/2} whatever the user passes (O10).
+indexing bug, L = 100, δ = N^{-3/2} whatever the user passes (O10). That iteration is the replica
+step :class:`~pategan_audit.replicas.synthcity.SynthcityStep`: ``fit`` runs it at R = 1
+(:func:`~pategan_audit.replicas.loop.fit_one`), ``fit_many`` at any R, so a single fit and a
+replica of a batched fit are one code path.
 
 Deviation (real-batch source): upstream's sampler pairs rows and conditional vectors in a way we
 could only partly reconstruct (implementation notes §synthcity.loop); we draw each real batch uniformly without replacement
@@ -39,7 +42,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Sequence
 
 import numpy as np
 import pandas as pd
@@ -50,13 +53,47 @@ from ..components.networks import BatchedMLP, adam
 from ..components.partition import BlockSampler, permutation_blocks
 from ..components.scalers import restore_dtypes
 from ..components.synthcity_encoder import TabularEncoder
+from ..replicas.loop import fit_one
+from ..replicas.synthcity import SynthcityStep
 from ..seeds import training_streams
 from .engine import PateConfig, PateGenerator
 from .hyperparameters import paper_setting, paper_sizes
-from .synthcity_steps import ConditionalSampler, critic_step, generator_step
 from .teacher_phase import teacher_phase
 
-__all__ = ["SynthcityConfig", "Synthcity", "RELEASED_OVERRIDES", "PLUGIN_OVERRIDES"]
+__all__ = ["SynthcityConfig", "Synthcity", "ConditionalSampler", "RELEASED_OVERRIDES", "PLUGIN_OVERRIDES"]
+
+
+class ConditionalSampler:
+    """CTGAN-style conditional vectors over the discrete one-hot blocks of the encoded data
+    (upstream ``utils/samplers.py``).
+
+    A row's vector picks a discrete column uniformly and one of its categories with probability
+    ∝ its count in the training data, as synthcity 0.2.12's ``ConditionalDatasetSampler`` does
+    (``category_freq / sum``; not CTGAN's ``log_frequency`` weighting, which 0.2.12 does not
+    have): the counts are read from the training data without noise (finding O3). With no
+    blocks the width is 0.
+    """
+
+    def __init__(self, X: np.ndarray, blocks: Sequence[tuple[int, int]]):
+        self.blocks = [(int(s), int(w)) for s, w in blocks]
+        self.offsets = np.cumsum([0] + [w for _, w in self.blocks])[:-1].astype(np.int64)
+        self.width = int(sum(w for _, w in self.blocks))
+        max_w = max([w for _, w in self.blocks], default=0)
+        probs = np.zeros((len(self.blocks), max(max_w, 1)))
+        for j, (s, w) in enumerate(self.blocks):
+            freq = np.asarray(X[:, s:s + w], dtype=np.float64).sum(axis=0)
+            probs[j, :w] = freq / freq.sum()
+        self.cum_probs = torch.as_tensor(np.cumsum(probs, axis=1), dtype=torch.float64)
+
+    def sample(self, n: int, *, generator: torch.Generator) -> torch.Tensor:
+        cond = torch.zeros(n, self.width)
+        if not self.blocks or n == 0:
+            return cond
+        col = torch.randint(len(self.blocks), (n,), generator=generator)
+        r = torch.rand(n, 1, generator=generator, dtype=torch.float64)
+        cat = (self.cum_probs[col] > r).to(torch.int64).argmax(dim=1)
+        cond[torch.arange(n), torch.as_tensor(self.offsets)[col] + cat] = 1.0
+        return cond
 
 
 @dataclass(frozen=True)
@@ -149,8 +186,8 @@ class Synthcity(PateGenerator):
             return torch.zeros_like(labels), False
         return labels, True
 
-    def _paper(self) -> bool:
-        """Whether the "paper" row of :mod:`.hyperparameters` applies."""
+    def paper_hyperparameters(self) -> bool:
+        """Whether the "paper" row of :mod:`.hyperparameters` applies (Table 3)."""
         return paper_setting(self.name, self.config) is not None
 
     def _batches_per_epoch(self) -> int:
@@ -183,6 +220,7 @@ class Synthcity(PateGenerator):
             self.batch_size_ = max(1, min(int(paper.batch_size), N // k))
         else:
             self.batch_size_ = self._resolve_batch(N, k, needs_full_blocks=False)
+        self.student_schedule_ = self._student_schedule()  # (epochs, critic steps per real batch)
         self.model_width_ = D
         blocks = [("continuous" if a == "identity" else "onehot", w) for a, w in self.encoder.activation_layout]
         self.head = BlockHead(blocks, tau=0.2)
@@ -191,7 +229,7 @@ class Synthcity(PateGenerator):
         self.cond_sampler = ConditionalSampler(X, self.encoder.discrete_blocks if use_cond else [])
         C = self.cond_sampler.width
         latent = cfg.n_units_hidden + C
-        if self._paper():
+        if self.paper_hyperparameters():
             sizes = paper_sizes(latent_dim=latent, width=D)
             self.gen_net = _HeadMLP(BatchedMLP(1, sizes["generator"], hidden_activation="relu", generator=self.init_gen), self.head)
             student_sizes = [D + C] + sizes["student"][1:]
@@ -205,7 +243,7 @@ class Synthcity(PateGenerator):
         self.opt_student = adam(self.student.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
         self.teacher_phase_ = teacher_phase(cfg.teacher_model, rounds=cfg.teacher_iters, fake_sampling=True)
         self.teachers = self.teacher_phase_.make_teachers(
-            k, [D, 1] if self._paper() else [D, D, 1], hidden_activation="relu", weight_init="torch_default",
+            k, [D, 1] if self.paper_hyperparameters() else [D, D, 1], hidden_activation="relu", weight_init="torch_default",
             bias_init="torch_default", lr=cfg.learning_rate, generator=self.init_gen)
         self.fixed_blocks_ = permutation_blocks(N, k, rng=self.partition_rng)
         if cfg.teacher_model == "neural_persistent":
@@ -233,12 +271,23 @@ class Synthcity(PateGenerator):
         finally:
             self.head.generator = previous
 
-    # -- one iteration ---------------------------------------------------------------------------
+    def training_latent(self, n: int) -> torch.Tensor:
+        """``n`` latents ``[n, H + C]`` (noise and conditional vectors) from the training stream
+        (``train_gen``), the next draw of the fit: what the teachers' generated rows are made from."""
+        return self._latent(int(n), self.train_gen, sampling=True)
+
     # -- the teacher phase (:mod:`.teacher_phase`) --------------------------------------------------
-    def _teacher_phase(self, it: int) -> None:
+    def train_teachers(self, it: int) -> None:
+        """The teacher phase of iteration ``it`` on the model's own teachers, by its strategy
+        (B2: new logistic teachers, or rounds of the persistent neural ones)."""
         self.teacher_phase_.run(self, it)
-        if self._first_subsets is None and self.config.teacher_model == "neural_persistent":
-            self._first_subsets = self.fixed_blocks_
+        if self.config.teacher_model == "neural_persistent":
+            self.keep_first_subsets(self.fixed_blocks_)
+
+    def keep_first_subsets(self, subsets: Sequence[np.ndarray]) -> None:
+        """The teachers' first-seen subsets (:meth:`first_seen_subsets`): kept the first time only."""
+        if self._first_subsets is None:
+            self._first_subsets = subsets
 
     def _refit_rows(self, it: int) -> torch.Tensor:
         """B2's rows: a shuffled harness batch (released: the whole block) of each block of the fixed
@@ -253,28 +302,21 @@ class Synthcity(PateGenerator):
         return torch.as_tensor(np.stack([self.partition_rng.permutation(b)[:n_fit] for b in blocks]))
 
     def _after_refit(self, rows: torch.Tensor) -> None:
-        if self._first_subsets is None:
-            self._first_subsets = [r.numpy() for r in rows]
+        self.keep_first_subsets([r.numpy() for r in rows])
 
-    def _real_batches(self) -> list[np.ndarray]:
+    def real_batches(self) -> list[np.ndarray]:
+        """One epoch's real batches (row positions): a permutation of the student's pool from
+        ``train_gen``, cut into batches of B (harness and "paper": its first B rows only)."""
         pool = self.student_pool_
         order = pool[torch.randperm(len(pool), generator=self.train_gen).numpy()]
         B = self.batch_size_
-        if self.config.harness or self._paper():
+        if self.config.harness or self.paper_hyperparameters():
             return [order[:B]]
         return [order[i:i + B] for i in range(0, len(order), B)]
 
-    def _iteration(self, it: int) -> None:
-        self.trace.extra["skipped_batches"].append(0)
-        self._teacher_phase(it)
-        epochs, d_steps = self._student_schedule()
-        for _ in range(epochs):
-            for rows in self._real_batches():
-                for _ in range(d_steps):
-                    if len(rows) == 0:
-                        continue
-                    critic_step(self, rows)
-                generator_step(self, rows)
+    def _fit(self, df: pd.DataFrame, label: str | None) -> None:
+        """The fit: :class:`~pategan_audit.replicas.synthcity.SynthcityStep` at R = 1 through the replica loop."""
+        fit_one(self, df, label, SynthcityStep)
 
     def _decode(self, values: np.ndarray) -> pd.DataFrame:
         out = self.encoder.inverse_transform(values)[self.columns_]  # plain astype: truncation (O8)

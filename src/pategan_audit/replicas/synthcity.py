@@ -1,6 +1,12 @@
-"""Replica step of the ``synthcity`` preset: the iteration of
-:meth:`pategan_audit.implementations.synthcity.Synthcity._iteration` (implementation notes §synthcity.loop)
-for R replicas at once.
+"""Replica step of the ``synthcity`` preset (the inner ``PATEGAN`` class of synthcity, audit paper
+``ganev2025elusive`` §4; implementation notes §synthcity.loop): the preset's only iteration.
+``fit`` runs it at R = 1 (:func:`~pategan_audit.replicas.loop.fit_one`), ``fit_many`` at any R.
+
+One replica on the CPU trains the model's own networks, optimisers and teachers (the teacher
+phase by the model's strategy, the votes by its teachers) and runs its networks with one model's
+kernels (:meth:`SynthcityStep._generate_one`, :meth:`SynthcityStep._critic_one`), so a fit is the
+straightforward single-fit loop bit for bit (kept as the test oracle
+``tests/replicas/oracle_synthcity.py``) and the model is current after every iteration. Otherwise:
 
 R replicas become one generator and one WGAN-GP critic (the student) of R networks each, with
 their parameters stacked along a leading replica axis ([R, in, out] weights, [R, 1, out] biases,
@@ -39,7 +45,7 @@ state, teacher fits) and dropped from the stacks, so it draws nothing more from 
 
 Every setting of the preset is batched (``supports`` is always True). Deviation from a single
 fit: float rounding only (a batched matrix product over R > 1 replicas may sum in another order
-than a single fit's; with R = 1 the networks are bitwise equal).
+than a single fit's).
 """
 from __future__ import annotations
 
@@ -54,8 +60,8 @@ from ..components.logistic import LogisticFit
 from ..components.networks import adam
 from ..components.partition import permutation_blocks
 from ..components.teachers import LogisticTeachers
-from ..implementations.synthcity import Synthcity, SynthcityConfig
-from .loop import ReplicaStep, release_votes, run_pate_replicas
+from ..implementations.engine import PateGenerator
+from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
 from .neural import replica_votes, stack_teachers
 from .stack import copy_optimizer_state, keep_replicas, keep_rows, state_slice, solver_replicas, shape_signature, unstack_into
 
@@ -65,10 +71,18 @@ __all__ = ["SynthcityStep", "StackedNet", "clip_per_replica", "supports", "run"]
 class StackedNet:
     """The parameters of R one-model networks (every parameter has a leading model axis of 1)
     stacked into ``[R, ...]`` leaf tensors, in ``named_parameters`` order, with a fresh Adam of
-    the single fit's settings."""
+    the single fit's settings; or, with ``own`` (one network: :meth:`SynthcityStep.trains_own_networks`),
+    the network's own parameters, already one-model stacks, and its own optimiser ``opt``,
+    trained in place."""
 
-    def __init__(self, nets: Sequence[nn.Module], opt: torch.optim.Optimizer, device: torch.device):
+    def __init__(self, nets: Sequence[nn.Module], opt: torch.optim.Optimizer, device: torch.device, *, own: bool = False):
         self.names = [n for n, _ in nets[0].named_parameters()]
+        if own:
+            if len(nets) != 1:
+                raise ValueError(f"a step trains its own network only for one replica, got {len(nets)}")
+            self.params = [p for _, p in nets[0].named_parameters()]
+            self.opt = opt
+            return
         self.params = []
         for name in self.names:
             parts = [dict(net.named_parameters())[name].detach() for net in nets]
@@ -128,20 +142,22 @@ def _gumbel_softmax(logits: torch.Tensor, u: torch.Tensor, tau: float) -> torch.
 class SynthcityStep(ReplicaStep):
     """One iteration of R ``synthcity`` replicas (see the module docstring)."""
 
-    def __init__(self, models: Sequence[Synthcity], device: torch.device):
+    def __init__(self, models: Sequence[PateGenerator], device: torch.device):
         super().__init__(models, device)
         m0 = models[0]
         cfg = self.cfg = m0.config
         self.k, self.B, self.D = m0.num_teachers_, m0.batch_size_, m0.model_width_
         self.C = m0.cond_sampler.width
         self.H = int(cfg.n_units_hidden)
-        self.paper = m0._paper()
+        self.schedule = m0.student_schedule_  # (epochs, critic steps per real batch)
         self.reads_real = bool(cfg.student_reads_real)
         self.logistic = cfg.teacher_model == "logistic_refit"
         self.live = list(range(len(models)))  # stack position -> index into self.models
+        self.own = self.trains_own_networks(len(models), device)
         # generator: synthcity's residual network, or an MLP ("paper"), then the output head
         self.residual = isinstance(m0.gen_net, ResidualConcatGenerator)
-        self.gen = StackedNet([m.gen_net for m in models], m0.opt_generator, device)
+        self.gen_net, self.student_net = (m0.gen_net, m0.student) if self.own else (None, None)
+        self.gen = StackedNet([m.gen_net for m in models], m0.opt_generator, device, own=self.own)
         if self.residual:
             self.gen_act = m0.gen_net.act
             self.gen_layers = [("layer1.weight", "layer1.bias"), ("layer2.weight", "layer2.bias"), ("out.weight", "out.bias")]
@@ -156,7 +172,7 @@ class SynthcityStep(ReplicaStep):
         self.group_shapes = [tuple(idx.shape) for idx in m0.head._groups]
         # student (critic): BatchedMLP(1, [D + C, h, h, 1]) with dropout after the first hidden layer
         st = m0.student
-        self.student = StackedNet([m.student for m in models], m0.opt_student, device)
+        self.student = StackedNet([m.student for m in models], m0.opt_student, device, own=self.own)
         self.st_layers = [(f"layers.{i}.weight", f"layers.{i}.bias") for i in range(len(st.layers))]
         self.st_act, self.st_out_act = st.hidden_activation, st.output_activation
         self.st_p = float(st.dropout_p)
@@ -164,7 +180,9 @@ class SynthcityStep(ReplicaStep):
         # dropout after hidden layer i for i < last - 1 (BatchedMLP.forward); its width
         self.st_dropout = [st.layers[i].out_features for i in range(last) if self.st_p > 0 and i < last - 1]
         # teachers stay on the CPU: the logistic solver and NeuralTeachers' passes are NumPy BLAS
-        if self.logistic:
+        if self.own:  # the model's own teachers, trained by its teacher-phase strategy
+            self.teachers = m0.teachers
+        elif self.logistic:
             t0 = m0.teachers
             n_fit = min(self.B, m0.X_.shape[0] // self.k) if cfg.harness else m0.X_.shape[0] // self.k
             self.teachers = LogisticTeachers(len(models) * self.k, C=t0.C, warm_start=t0.warm_start,
@@ -191,12 +209,19 @@ class SynthcityStep(ReplicaStep):
         self.targets = torch.from_numpy(targets).to(device)
 
     @staticmethod
-    def signature(model: Synthcity) -> tuple:
+    def trains_own_networks(replicas: int, device: torch.device) -> bool:
+        """Whether the step trains the model's own networks, optimisers and teachers (one replica
+        on the CPU: the model current after every iteration, no copies); else it trains stacked
+        copies and writes them back (:meth:`write_back`)."""
+        return replicas == 1 and device.type == "cpu"
+
+    @staticmethod
+    def signature(model: PateGenerator) -> tuple:
         cfg, N, k = model.config, model.X_.shape[0], model.num_teachers_
         pool = len(model.student_pool_)
         # rows per real batch (harness and "paper": one batch of min(B, pool) rows; released: every
         # batch of the pool, so the pool size); rows per teacher fit; teacher blocks (neural teachers)
-        batches = min(model.batch_size_, pool) if (cfg.harness or model._paper()) else pool
+        batches = min(model.batch_size_, pool) if (cfg.harness or model.paper_hyperparameters()) else pool
         if cfg.teacher_model == "logistic_refit":
             teacher = (min(model.batch_size_, N // k) if cfg.harness else N // k,)
             nets = (model.gen_net, model.student)
@@ -208,13 +233,13 @@ class SynthcityStep(ReplicaStep):
 
     # -- helpers ------------------------------------------------------------------------------
     @property
-    def _models(self) -> list[Synthcity]:
+    def _models(self) -> list[PateGenerator]:
         return [self.models[i] for i in self.live]
 
     def _compact(self, active: np.ndarray) -> None:
         """Drop the stopped replicas (already written back) from every stack."""
         keep = [pos for pos, i in enumerate(self.live) if active[i]]
-        if len(keep) == len(self.live):
+        if len(keep) == len(self.live) or self.own:
             return
         pos = torch.as_tensor(keep, dtype=torch.int64)
         self.gen.keep(pos)
@@ -234,7 +259,7 @@ class SynthcityStep(ReplicaStep):
         self.targets = self.targets[pos.to(self.device)]
         self.live = [self.live[p] for p in keep]
 
-    def _stack(self, models: Sequence[Synthcity], draw: Callable[[Synthcity], tuple]) -> list[torch.Tensor]:
+    def _stack(self, models: Sequence[PateGenerator], draw: Callable[[PateGenerator], tuple]) -> list[torch.Tensor]:
         """``draw(m)`` (a tuple of tensors, drawn from m's own streams in single-fit order) for
         every replica, stacked per component and moved to the device."""
         outs = [draw(m) for m in models]
@@ -251,6 +276,8 @@ class SynthcityStep(ReplicaStep):
     # -- networks -----------------------------------------------------------------------------
     def _generate(self, x: torch.Tensor, uniforms: Sequence[torch.Tensor]) -> torch.Tensor:
         """The stacked generator on ``x`` [R, n, latent] with the head's uniforms per group."""
+        if self.own:
+            return self._generate_one(x[0], [u[0] for u in uniforms])[None]
         g = self.gen
         if self.residual:
             (w1, b1), (w2, b2), (w3, b3) = [(g[a], g[b]) for a, b in self.gen_layers]
@@ -271,8 +298,44 @@ class SynthcityStep(ReplicaStep):
             res[:, :, idx] = _gumbel_softmax(out[:, :, idx], u, self.tau)
         return res
 
+    def _generate_one(self, x: torch.Tensor, uniforms: Sequence[torch.Tensor]) -> torch.Tensor:
+        """The model's own generator on ``x`` [n, latent] (one replica), with its layers' kernels: a
+        layer reading ``[n, in]`` rows is a broadcast product plus bias, one reading ``[1, n, in]``
+        a fused ``baddbmm`` (other kernels than the stack's, other rounding); the head with the
+        uniforms given, on the ``[n, blocks, width]`` layout of :class:`~pategan_audit.components.generators.BlockHead`."""
+        net = self.gen_net
+        if self.residual:
+            h1 = torch.cat([net.act(net.layer1(x)[0]), x], dim=-1)
+            h2 = torch.cat([net.act(net.layer2(h1)[0]), h1], dim=-1)
+            out = net.out(h2)[0]
+        else:  # "paper": an MLP without dropout, then the head
+            out = net.mlp.single(x)
+        if not self.groups:
+            return out
+        res = out.clone()
+        for idx, u in zip(self.groups, uniforms):
+            res[:, idx] = _gumbel_softmax(out[:, idx], u, self.tau)
+        return res
+
+    def _critic_one(self, x: torch.Tensor, keeps: Sequence[torch.Tensor]) -> torch.Tensor:
+        """The model's own student on ``x`` [n, D + C] (one replica), with its layers' kernels
+        (:meth:`_generate_one`) and the dropout keep-masks given ``[1, n, width]`` -> [n]."""
+        s = self.student_net
+        h, j = x, 0
+        last = len(s.layers) - 1
+        for i, layer in enumerate(s.layers):
+            h = layer(h)
+            if i < last:
+                h = s.hidden_activation(h)
+                if self.st_p > 0 and i < last - 1:
+                    h = h * keeps[j] / (1.0 - self.st_p)
+                    j += 1
+        return s.output_activation(h)[0][:, 0]
+
     def _critic(self, x: torch.Tensor, keeps: Sequence[torch.Tensor]) -> torch.Tensor:
         """The stacked student on ``x`` [R, n, D + C] with the given dropout keep-masks -> [R, n]."""
+        if self.own:
+            return self._critic_one(x[0], keeps)[None]
         s = self.student
         h, j = x, 0
         last = len(self.st_layers) - 1
@@ -289,6 +352,9 @@ class SynthcityStep(ReplicaStep):
         """``n1`` [R, n]: replica r's k teachers vote on its rows ``fake[r]`` (CPU)."""
         R, n, D = fake.shape
         fake = fake.detach().cpu()
+        if self.own:  # the model's own teachers count their votes
+            with torch.no_grad():
+                return self.teachers.votes(fake[0])[None]
         if not self.logistic:
             return replica_votes(self.teachers, fake, self.k)
         f = self.teachers.fit  # float64 as LogisticFit.decision_function: coef @ x.T + b
@@ -296,28 +362,29 @@ class SynthcityStep(ReplicaStep):
             logits = torch.matmul(f.coef.reshape(R, self.k, D), fake.to(torch.float64).mT) + f.intercept.reshape(R, self.k, 1)
         return (logits > 0).to(torch.int64).sum(dim=1)
 
-    def _latent_fakes(self, models: Sequence[Synthcity], n: int) -> torch.Tensor:
-        """``_fakes(_latent(n, train_gen))`` of every replica without gradients -> [R, n, D] (CPU)."""
-        latent, *uniforms = self._stack(models, lambda m: (m._latent(n, m.train_gen, sampling=True), *self._gumbel_draws(n, m.train_gen)))
+    def _latent_fakes(self, models: Sequence[PateGenerator], n: int) -> torch.Tensor:
+        """Generated rows from ``training_latent(n)`` of every replica without gradients -> [R, n, D] (CPU)."""
+        latent, *uniforms = self._stack(models, lambda m: (m.training_latent(n), *self._gumbel_draws(n, m.train_gen)))
         with torch.no_grad():
             return self._generate(latent, uniforms).cpu()
 
     # -- one iteration ------------------------------------------------------------------------
-    def _teacher_phase(self, models: list[Synthcity]) -> None:
+    def _teacher_phase(self, models: list[PateGenerator], it: int, on: np.ndarray) -> None:
         cfg, k, R = self.cfg, self.k, len(models)
+        if self.own:  # the model's own teachers, by its strategy
+            models[0].train_teachers(it)
+            return
         X = self.X.cpu()
         if not self.logistic:  # B2 fixed: persistent neural teachers on their fixed blocks
             B = self.B
             for _ in range(models[0].teacher_phase_.rounds):  # the single fit's strategy
                 rows = torch.stack([m.sampler.sample(B, generator=m.train_gen) for m in models])  # [R, k, B]
-                for m, r in zip(models, rows):
-                    m._record_seen(r)
+                record_seen(models, rows, on)
                 fake = self._latent_fakes(models, k * B)
                 real = X[torch.arange(R)[:, None, None], rows]
                 self.teachers.train_step(real.reshape(R * k, B, -1), fake.reshape(R * k, B, -1))
             for m in models:
-                if m._first_subsets is None:
-                    m._first_subsets = m.fixed_blocks_
+                m.keep_first_subsets(m.fixed_blocks_)
             return
         rows = []
         for m in models:
@@ -330,26 +397,30 @@ class SynthcityStep(ReplicaStep):
         fake = self._latent_fakes(models, k * n_fit)
         real = X[torch.arange(R)[:, None, None], rows_t]  # [R, k, n_fit, D]
         self.teachers.refit(real.reshape(R * k, n_fit, -1), fake.reshape(R * k, n_fit, -1))  # B2, warm start per replica
+        record_seen(models, rows_t, on)
         for m, r in zip(models, rows):
-            m._record_seen(r)
-            if m._first_subsets is None:
-                m._first_subsets = [x.numpy() for x in r]
+            m.keep_first_subsets([x.numpy() for x in r])
 
-    def _fresh_cond_draw(self, b: int) -> Callable[[Synthcity], tuple]:
+    def _fresh_cond_draw(self, b: int) -> Callable[[PateGenerator], tuple]:
         """A replica's draws when the student does not read real rows (``student_reads_real``
         off), in the single fit's order: fresh conditional vectors, z, Gumbel noise, one dropout mask."""
         H = self.H
 
-        def draw(m: Synthcity) -> tuple:
+        def draw(m: PateGenerator) -> tuple:
             g = m.train_gen
             cond = m.cond_sampler.sample(b, generator=g)
             return (cond, torch.randn(b, H, generator=g), *self._gumbel_draws(b, g), *self._dropout_draws(b, g))
 
         return draw
 
-    def _critic_step(self, models: list[Synthcity], rows: torch.Tensor, on: np.ndarray) -> None:
-        """:func:`~pategan_audit.implementations.synthcity_steps.critic_step` for every replica
-        (real rows ``rows`` [R, b] positions into each replica's table)."""
+    def _critic_step(self, models: list[PateGenerator], rows: torch.Tensor, on: np.ndarray) -> None:
+        """One student (WGAN-GP critic, upstream ``plugins/core/models/gan.py``) step of every replica
+        on its real batch ``rows`` [R, b] (positions into its table): the fakes are labelled by the
+        noisy teacher vote (votes, noise, the O4 skip rule, accountant: :func:`~.loop.release_votes`).
+        With ``student_reads_real`` (O1) the real rows are "real" examples and the gradient penalty
+        interpolates real and fake rows; otherwise only the labelled fakes enter (positives = label
+        1). Loss ``−mean(D(real ∪ fakes labelled 1)) + mean(D(fakes labelled 0)) + w·GP``, the
+        gradient norm clipped per replica, one Adam step."""
         cfg, H, dev = self.cfg, self.H, self.device
         R, b = rows.shape
         ar = torch.arange(R, device=dev)[:, None]
@@ -357,7 +428,7 @@ class SynthcityStep(ReplicaStep):
         nd, ng = len(self.st_dropout), len(self.groups)
         zero = torch.zeros((), device=dev)
         if self.reads_real:
-            def draw(m: Synthcity):
+            def draw(m: PateGenerator):
                 g = m.train_gen  # single-fit order: z, head, dropout(fake), dropout(real), e, dropout(penalty)
                 z = torch.randn(b, H, generator=g)
                 u = self._gumbel_draws(b, g)
@@ -402,7 +473,7 @@ class SynthcityStep(ReplicaStep):
         grads = torch.autograd.grad(loss, self.student.params)
         self.student.step(list(grads), float(cfg.clipping_value))
 
-    def _penalty_pairs(self, models: list[Synthcity], fake: torch.Tensor, labels: torch.Tensor):
+    def _penalty_pairs(self, models: list[PateGenerator], fake: torch.Tensor, labels: torch.Tensor):
         """``student_reads_real=False``: each replica with both positive and negative fakes draws
         b random positives and b random negatives (``randint`` from its ``train_gen``), then the
         penalty's weights and dropout masks; the others draw nothing and get no penalty."""
@@ -430,13 +501,14 @@ class SynthcityStep(ReplicaStep):
         c = fake[ar, torch.from_numpy(neg_idx).to(dev)]
         return a, c, e.to(dev), [k.to(dev) for k in keeps], torch.from_numpy(gp).to(dev)
 
-    def _generator_step(self, models: list[Synthcity], rows: torch.Tensor) -> None:
-        """:func:`~pategan_audit.implementations.synthcity_steps.generator_step` for every replica."""
+    def _generator_step(self, models: list[PateGenerator], rows: torch.Tensor) -> None:
+        """One generator step of every replica: ``−mean(D(G(z) ⊕ cond))`` plus the conditional loss,
+        the gradient norm clipped per replica, one Adam step."""
         cfg, H = self.cfg, self.H
         R, b = rows.shape
         ng = len(self.groups)
         if self.reads_real:
-            def draw(m: Synthcity):
+            def draw(m: PateGenerator):
                 g = m.train_gen  # single-fit order: z, head, dropout(critic)
                 return (torch.randn(b, H, generator=g), *self._gumbel_draws(b, g), *self._dropout_draws(b, g))
 
@@ -460,8 +532,8 @@ class SynthcityStep(ReplicaStep):
         self.gen.step(list(grads), float(cfg.clipping_value))
 
     def _conditional_loss(self, fake_raw: torch.Tensor, cond: np.ndarray, rows: torch.Tensor) -> torch.Tensor:
-        """:func:`~pategan_audit.implementations.synthcity_steps.conditional_loss` per replica
-        -> [R]: for each discrete block, the NLL of the generated block at the target category
+        """Upstream's ``TabularGAN._generator_cond_loss`` per replica -> [R], divided by the batch
+        size: for each discrete block, the NLL of the generated block at the target category
         (the real row's, O1; or the conditional vector's when the student must not read real
         data) over the rows whose conditional vector is active in ``[cond_idx, cond_idx + width)``;
         ``cond_idx`` advances only past blocks with an active row (the upstream quirk), so it is
@@ -498,10 +570,10 @@ class SynthcityStep(ReplicaStep):
         on = np.ones(len(models), dtype=bool)
         for m in models:
             m.trace.extra["skipped_batches"].append(0)
-        self._teacher_phase(models)
-        epochs, d_steps = (1, 5) if self.paper else (int(self.cfg.generator_n_iter), 1)
+        self._teacher_phase(models, it, on)
+        epochs, d_steps = self.schedule
         for _ in range(epochs):
-            batches = [m._real_batches() for m in models]  # each replica's permutation of its pool
+            batches = [m.real_batches() for m in models]  # each replica's permutation of its pool
             for j in range(len(batches[0])):
                 rows = torch.as_tensor(np.stack([bs[j] for bs in batches]), dtype=torch.int64)  # [R, b]
                 for _ in range(d_steps):
@@ -511,6 +583,8 @@ class SynthcityStep(ReplicaStep):
                 self._generator_step(models, rows)
 
     def write_back(self, r: int) -> None:
+        if self.own:  # the model's own networks were trained
+            return
         pos = self.live.index(r)
         m = self.models[r]
         self.gen.write_back(pos, m.gen_net, m.opt_generator)
@@ -530,7 +604,7 @@ def supports(config) -> bool:
     """Every setting of ``synthcity`` is batched: as benchmarked and as released (harness,
     hyperparameters), both teacher models (B2), partitions (V5), the switches O1-O4 and O10, vote
     mechanisms, accountants and stopping rules (the last three are per replica)."""
-    return isinstance(config, SynthcityConfig)
+    return True
 
 
 def run(models, frames, label, *, device, on_done=None) -> None:

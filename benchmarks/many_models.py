@@ -33,7 +33,7 @@ process, the same thread count, alternating (``--streams-repeats`` timings per m
 kept), ``--streams-iterations`` iterations each (GroundHog-shaped by
 default: Cervical with the target, 5 teachers); small R is repeated up to ``--streams-models``
 models so that every timing covers enough work. The presets: those with counter streams, the
-WGAN family's ``original`` and the neural family (borealis, smartnoise, corrected) by default.
+WGAN family's ``original``, the neural family (borealis, smartnoise, corrected) and updated by default.
 Rows go to ``--streams-out`` (default ``results/benchmarks/many_models_streams.json``); the ratio
 is counter over torch models per second.
 
@@ -61,7 +61,7 @@ OUT = runner.REPO_ROOT / "results" / "benchmarks" / "many_models.json"
 STREAMS_OUT = runner.REPO_ROOT / "results" / "benchmarks" / "many_models_streams.json"
 SCENARIOS = ("querybased", "groundhog", "bestof25")
 #: the --streams-grid presets by default: the WGAN family's original and the neural family
-STREAMS_PRESETS = ("original", "borealis", "smartnoise", "corrected")
+STREAMS_PRESETS = ("original", "borealis", "smartnoise", "corrected", "updated")
 
 
 def workload(scenario: str, preset: str, iterations: int | None = None) -> tuple[object, dict, str | None]:

@@ -32,10 +32,20 @@ element-wise.
 A replica that stops (budget spent or cap reached) is written back at once and then dropped from
 the stacks (parameters, optimiser state, teacher fits, data), so it draws nothing more from its
 streams and costs nothing more.
+
+Stream mode (``streams="counter"``, :class:`CounterUpdatedStep`, issue 40 item 2; audit paper
+§6.2's many shadow models): the draws of an iteration come from :mod:`.streams` instead, one
+Philox evaluation for every replica, round and kind on ``device``. Each kind and round has its own
+draw id (``kind << 16 | round``) and each element its own index, so a replica's numbers depend
+only on its seed, the iteration, the draw and the element: the same at any R, chunking and
+device, but not the single fit's (initial weights and partitions still come from the replica's
+own streams, as in the other families; the logistic teachers' fits draw nothing). Same
+distributions as the default: latents U(-1, 1)^d, B distinct rows of each neural teacher's
+block, Laplace vote noise as the difference of two exponentials.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 import numpy as np
 import torch
@@ -47,10 +57,18 @@ from ..components.teachers import LogisticTeachers, NeuralTeachers
 from ..implementations.engine import PateGenerator
 from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
 from .stack import copy_optimizer_state, keep_replicas, replica_rows, solver_replicas, replica_slice, shape_signature, stack_draws, stack_modules, unstack_into
+from .streams import Draws, as_laplace, as_permutation, stream_keys
 
-__all__ = ["UpdatedStep", "student_step", "supports", "run", "WEIGHT_CLIP"]
+__all__ = ["UpdatedStep", "CounterUpdatedStep", "uniform_pm1", "student_step", "supports", "run", "WEIGHT_CLIP", "STREAM_MODES"]
 
 WEIGHT_CLIP = 0.01  # updated clips every student parameter to [-0.01, 0.01] (WGAN)
+
+#: the ``streams`` this family's batched step runs (see :func:`pategan_audit.implementations.fit_many`)
+STREAM_MODES = ("torch", "counter")
+#: stream id of this family's training draws (the WGAN loop's is 1, the neural family's 2), and
+#: the draw kinds of an iteration; a draw's id is ``kind << 16 | round`` (teacher round, student round, or 0)
+STREAM_ID = 3
+ROWS, TEACHER_Z, STUDENT_Z, NOISE, GENERATOR_Z = range(1, 6)
 
 # The teachers' generated rows (k·m per replica and iteration: most of the arithmetic of a fit)
 # are generated in chunks of replicas whose widest activation holds about this many values
@@ -101,7 +119,11 @@ def _generator_step(scores: torch.Tensor, student: torch.nn.Module, optimizer: t
 
 
 class UpdatedStep(ReplicaStep):
-    """One iteration of R ``updated`` replicas (see the module docstring)."""
+    """One iteration of R ``updated`` replicas (see the module docstring), each replica drawing
+    from its own torch generators in the single fit's order."""
+
+    #: the stream mode of this step (:data:`STREAM_MODES`)
+    streams: ClassVar[str] = "torch"
 
     def __init__(self, models: Sequence[PateGenerator], device: torch.device):
         super().__init__(models, device)
@@ -159,10 +181,30 @@ class UpdatedStep(ReplicaStep):
     def _models(self) -> list[PateGenerator]:
         return [self.models[i] for i in self.live]
 
-    def _latents(self, models: Sequence[PateGenerator], n: int) -> torch.Tensor:
-        """[R, n, d] latent codes, each replica's from its own ``train_gen`` (single-fit order)."""
+    def _begin_draws(self, it: int) -> None:
+        """Before iteration ``it``'s draws (the counter streams evaluate them all here)."""
+
+    def _end_draws(self) -> None:
+        """After the iteration (or its failure): drop what :meth:`_begin_draws` held."""
+
+    def _latents(self, models: Sequence[PateGenerator], n: int, kind: int = TEACHER_Z, rnd: int = 0) -> torch.Tensor:
+        """[R, n, d] latent codes of draw ``kind`` in round ``rnd``, each replica's from its own
+        ``train_gen`` (in the single fit's order: kind and round are the order itself)."""
         m0 = models[0]
         return stack_draws([m.train_gen for m in models], lambda g: m0._latent(n, g, sampling=False))
+
+    def _teacher_rows(self, models: Sequence[PateGenerator], rnd: int) -> torch.Tensor:
+        """``[R, k, B]`` row positions of neural teacher round ``rnd`` (each replica's sampler)."""
+        return torch.stack([mo.sampler.sample(self.B, generator=mo.train_gen) for mo in models])
+
+    def _real_rows(self, models: Sequence[PateGenerator], rows: torch.Tensor) -> torch.Tensor:
+        """``[R·k, B, d]``: the training rows at positions ``rows`` [R, k, B] of each replica's table."""
+        return torch.cat([mo.X_[rows[r]] for r, mo in enumerate(models)])
+
+    def _vote_noise(self, rnd: int) -> torch.Tensor | None:
+        """The vote noise of student round ``rnd`` for every replica, or None: each replica draws
+        its own from ``noise_gen`` when it releases (:func:`~.loop.release_votes`)."""
+        return None
 
     def _compact(self, active: np.ndarray) -> None:
         """Drop the stopped replicas (already written back) from every stack."""
@@ -222,19 +264,19 @@ class UpdatedStep(ReplicaStep):
         if self.logistic:
             m = self.real.shape[1]
             with torch.no_grad():
-                fake = self._generate(self._latents(models, k * m).to(dev)).cpu().reshape(R * k, m, d)
+                fake = self._generate(self._latents(models, k * m, TEACHER_Z, 0).to(dev)).cpu().reshape(R * k, m, d)
             self.teachers.refit(self.real, fake)  # B1: new models every iteration (warm start per replica)
             record_seen(models, self.block_rows, on)
             for mo in models:
                 mo.trace.extra["teacher_refits"] += 1
             return
         B = self.B
-        for _ in range(self.n_teacher):
-            rows = torch.stack([mo.sampler.sample(B, generator=mo.train_gen) for mo in models])  # [R, k, B]
+        for rnd in range(self.n_teacher):
+            rows = self._teacher_rows(models, rnd)  # [R, k, B]
             record_seen(models, rows, on)
-            real = torch.cat([mo.X_[rows[r]] for r, mo in enumerate(models)])  # [R·k, B, d]
+            real = self._real_rows(models, rows)  # [R·k, B, d]
             with torch.no_grad():
-                fake = self._generate(self._latents(models, k * B).to(dev)).cpu().reshape(R * k, B, d)
+                fake = self._generate(self._latents(models, k * B, TEACHER_Z, rnd).to(dev)).cpu().reshape(R * k, B, d)
             self.teachers.train_step(real, fake)
 
     def _own_iteration(self, it: int) -> None:
@@ -260,14 +302,18 @@ class UpdatedStep(ReplicaStep):
         models = self._models
         on = np.ones(len(models), dtype=bool)
         B, dev = self.B, self.device
-        self._teacher_phase(models, on)
-        for _ in range(self.n_student):
-            with torch.no_grad():
-                u = self.gen_net(self._latents(models, B).to(dev))  # [R, B, d]
-            r = release_votes(models, self._votes(u.cpu()), on).to(dev)
-            student_step(self.student, self.opt_student, self.student(u)[..., 0], r)
-        fake = self.gen_net(self._latents(models, B).to(dev))
-        _generator_step(self.student(fake), self.student, self.opt_generator)
+        self._begin_draws(it)
+        try:
+            self._teacher_phase(models, on)
+            for rnd in range(self.n_student):
+                with torch.no_grad():
+                    u = self.gen_net(self._latents(models, B, STUDENT_Z, rnd).to(dev))  # [R, B, d]
+                r = release_votes(models, self._votes(u.cpu()), on, noise=self._vote_noise(rnd)).to(dev)
+                student_step(self.student, self.opt_student, self.student(u)[..., 0], r)
+            fake = self.gen_net(self._latents(models, B, GENERATOR_Z, 0).to(dev))
+            _generator_step(self.student(fake), self.student, self.opt_generator)
+        finally:
+            self._end_draws()
 
     def write_back(self, r: int) -> None:
         if self.own:  # the model's own networks were trained
@@ -289,11 +335,113 @@ class UpdatedStep(ReplicaStep):
             copy_optimizer_state(self.teachers.optimizer, self.teachers.net, m.teachers.optimizer, m.teachers.net, pos)
 
 
+def uniform_pm1(w: torch.Tensor, *, numpy: bool | None = None) -> torch.Tensor:
+    """U(-1, 1) float32 values from 32-bit words: ``2·as_uniform(w) − 1``, computed as
+    ``(w >> 8)·2^-23 − 1`` (every step exact in float32: the same values on every device).
+    numpy (None: on the CPU): in NumPy, whose element-wise maps over the teachers' ``[R, k·m·d]``
+    fakes were faster than torch's CPU kernels (R = 64 on Cervical, loaded machine: 6.2 against
+    9.1 ms at one thread, 9.8 against 27 ms at two); else torch ops on the words' device."""
+    if numpy if numpy is not None else w.device.type == "cpu":
+        v = np.multiply(w.numpy() >> 8, np.float32(2.0 ** -23), dtype=np.float32)
+        return torch.from_numpy(np.subtract(v, np.float32(1.0), out=v))
+    return (w >> 8).to(torch.float32).mul_(2.0 ** -23).sub_(1.0)
+
+
+class CounterUpdatedStep(UpdatedStep):
+    """:class:`UpdatedStep` with every draw of an iteration from one counter-based call
+    (:mod:`.streams`; the module docstring's stream mode). Layout of replica r's words: the
+    logistic teachers' fakes ``TEACHER_Z`` (round 0), word ``i·d + c`` for generated row i,
+    column c (``k·m`` rows, teacher t's rows ``t·m .. t·m + m − 1``); per neural teacher round
+    ``ROWS``, word ``t·m + j`` keys position j of teacher t's block (the B smallest keys pick its
+    rows), ``TEACHER_Z`` the ``k·B`` fakes as above; per student round ``STUDENT_Z`` (``B`` rows)
+    and ``NOISE``, four words per Laplace value (``[B]``, or ``[B, 2]`` for the two-noise
+    argmax); ``GENERATOR_Z`` (``B`` rows). Even one replica trains stacked copies (no single
+    fit has these draws, so there is no single-fit kernel to match)."""
+
+    streams: ClassVar[str] = "counter"
+
+    def __init__(self, models: Sequence[PateGenerator], device: torch.device):
+        seeds = [m.config.seed for m in models]
+        bad = [s for s in seeds if s is None or isinstance(s, bool) or int(s) < 0]
+        if bad:
+            raise ValueError(f"streams='counter' keys each replica by its seed; got seed {bad[0]!r}, pass non-negative seeds")
+        super().__init__(models, device)
+        m0, k, B, d = self.models[0], self.k, self.B, self.d
+        if max(self.n_teacher, self.n_student) >= 1 << 16:
+            raise ValueError(f"streams='counter' numbers at most 65,535 teacher and student rounds per iteration, got "
+                             f"{self.n_teacher} teacher and {self.n_student} student rounds")
+        self.scale = float(m0._laplace_scale())
+        self.two_noise = self.cfg.vote_mechanism == "two_noise_argmax"
+        self.keys = stream_keys([int(s) for s in seeds], STREAM_ID, device)  # [R, 2], every replica of the group
+        sizes: dict[int, int] = {}
+        if self.logistic:
+            sizes[TEACHER_Z << 16] = k * int(self.real.shape[1]) * d  # k·m fakes of d columns
+        else:
+            for m in self.models:  # what the default sampler checks at every draw, once
+                m.sampler.check(B)
+            self.table = torch.stack([m.sampler.table for m in self.models])  # [R, k, m] (equal blocks: signature)
+            self.X = torch.stack([m.X_ for m in self.models])  # [R, N, d], on the CPU with the teachers
+            self.W = int(self.table.shape[-1])
+            for rnd in range(self.n_teacher):
+                sizes[ROWS << 16 | rnd] = k * self.W
+                sizes[TEACHER_Z << 16 | rnd] = k * B * d
+        for rnd in range(self.n_student):
+            sizes[STUDENT_Z << 16 | rnd] = B * d
+            sizes[NOISE << 16 | rnd] = 4 * B * (2 if self.two_noise else 1)
+        sizes[GENERATOR_Z << 16] = B * d
+        self.sizes = sizes
+        self.draws = Draws(self.keys, sizes)
+        self._words: dict[int, torch.Tensor] | None = None
+
+    @staticmethod
+    def trains_own_networks(replicas: int, device: torch.device) -> bool:
+        return False
+
+    def _compact(self, active: np.ndarray) -> None:
+        before = list(self.live)
+        super()._compact(active)
+        if self.live == before:
+            return
+        keep = torch.as_tensor([before.index(i) for i in self.live])  # positions in the old stacks
+        self.keys = self.keys[keep.to(self.keys.device)]
+        self.draws = Draws(self.keys, self.sizes, backend=self.draws.backend)
+        if not self.logistic:
+            self.table, self.X = self.table[keep], self.X[keep]
+
+    def _begin_draws(self, it: int) -> None:
+        self._words = self.draws(it)  # one call: every live replica, round and kind of this iteration
+
+    def _end_draws(self) -> None:
+        self._words = None  # views of one array: never part of a snapshot
+
+    def _latents(self, models: Sequence[PateGenerator], n: int, kind: int = TEACHER_Z, rnd: int = 0) -> torch.Tensor:
+        return uniform_pm1(self._words[kind << 16 | rnd]).reshape(len(models), n, self.d)  # as Updated._latent
+
+    def _teacher_rows(self, models: Sequence[PateGenerator], rnd: int) -> torch.Tensor:
+        R, k, B = len(models), self.k, self.B
+        pos = as_permutation(self._words[ROWS << 16 | rnd].reshape(R, k, self.W), first=B)  # B distinct positions
+        return torch.gather(self.table, 2, pos.cpu())
+
+    def _real_rows(self, models: Sequence[PateGenerator], rows: torch.Tensor) -> torch.Tensor:
+        R = rows.shape[0]
+        return self.X[torch.arange(R)[:, None, None], rows].reshape(R * self.k, self.B, self.d)
+
+    def _vote_noise(self, rnd: int) -> torch.Tensor:
+        noise = as_laplace(self._words[NOISE << 16 | rnd], self.scale)  # [R, B] or [R, 2B]
+        return noise.reshape(noise.shape[0], self.B, 2) if self.two_noise else noise
+
+
 def supports(config) -> bool:
     """Every setting of ``updated`` is batched (both teacher models, partitions and
     hyperparameter sets; vote mechanisms, scale conventions and stopping rules are per replica)."""
     return True
 
 
-def run(models, frames, label, *, device, on_done=None) -> None:
-    run_pate_replicas(models, frames, label, UpdatedStep, device=device, on_done=on_done)
+def run(models, frames, label, *, device, on_done=None, streams: str = "torch") -> None:
+    """Fit ``models`` as one batched computation per stackable group (:func:`~.loop.run_pate_replicas`);
+    ``streams``: "torch" (each replica's own generators, the single fit's numbers) or "counter"
+    (:class:`CounterUpdatedStep`)."""
+    if streams not in STREAM_MODES:
+        raise ValueError(f"streams must be one of {STREAM_MODES}, got {streams!r}")
+    step = CounterUpdatedStep if streams == "counter" else UpdatedStep
+    run_pate_replicas(models, frames, label, step, device=device, on_done=on_done)

@@ -103,7 +103,7 @@ def test_seeds_give_different_models_as_in_the_library(table, one_iteration):
     # what upstream runs from seed 0 is shared: initial networks and the teachers' first partition
     fresh = [plugin(s) for s in SEEDS[:2]]
     for m in fresh:
-        m._begin_fit(m._accept(table, None), None)
+        m.begin_fit(m._accept(table, None), None)
     a, b = (dict(m.gen_net.named_parameters()) for m in fresh)
     assert all(np.array_equal(a[n].detach().numpy(), b[n].detach().numpy()) for n in a)
     assert one_iteration[0].trace.teacher_rows == one_iteration[1].trace.teacher_rows

@@ -115,7 +115,7 @@ def test_signature_separates_plans():
     a = create("gnmax", public_bounds=toy_bounds(toy), planned_queries=32)
     b = create("gnmax", public_bounds=toy_bounds(toy), planned_queries=64)
     for m in (a, b):
-        m._begin_fit(m._accept(toy, "y"), "y")
+        m.begin_fit(m._accept(toy, "y"), "y")
     assert GNMaxStep.signature(a) != GNMaxStep.signature(b)
 
 

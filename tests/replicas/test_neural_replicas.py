@@ -112,6 +112,6 @@ def test_smartnoise_refuses_below_accountant_floor_like_a_single_fit():
 def test_signature_separates_shapes():
     a = create("borealis", num_teachers=3, max_iter=1)
     b = create("borealis", num_teachers=3, max_iter=1)
-    a._begin_fit(a._accept(make_toy(90), "y"), "y")
-    b._begin_fit(b._accept(make_toy(120), "y"), "y")
+    a.begin_fit(a._accept(make_toy(90), "y"), "y")
+    b.begin_fit(b._accept(make_toy(120), "y"), "y")
     assert NeuralStep.signature(a) != NeuralStep.signature(b)

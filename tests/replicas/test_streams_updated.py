@@ -216,7 +216,7 @@ def test_default_streams_unchanged():
     assert not np.array_equal(np.concatenate(counter.trace.noise), np.concatenate(many[0].trace.noise))
     # the counter mode draws nothing from the replica's training and noise streams
     fresh = create("updated", seed=0, **kw)
-    fresh._begin_fit(fresh._accept(worst, None), None)
+    fresh.begin_fit(fresh._accept(worst, None), None)
     for g in ("train_gen", "noise_gen"):
         assert torch.equal(getattr(counter, g).get_state(), getattr(fresh, g).get_state()), g
 
@@ -226,7 +226,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match=r"streams must be one of \('torch', 'counter'\)"):
         family.run([], [], None, device=torch.device("cpu"), streams="philox")
     m = create("updated", seed=None, num_teachers=2, max_iter=1)
-    m._begin_fit(m._accept(worst, None), None)
+    m.begin_fit(m._accept(worst, None), None)
     with pytest.raises(ValueError, match="keys each replica by its seed; got seed None"):
         CounterUpdatedStep([m], torch.device("cpu"))
     assert UpdatedStep.streams == "torch" and CounterUpdatedStep.streams == "counter"

@@ -99,7 +99,7 @@ def test_cervical_replicas_with_different_tables_match_single_fits(cervical_smal
     models = [create("synthcity", seed=s, num_teachers=5) for s in range(4)]
     sigs = []
     for m, df in zip(models, frames):
-        m._begin_fit(m._accept(df, None), None)
+        m.begin_fit(m._accept(df, None), None)
         sigs.append(SynthcityStep.signature(m))
     assert sigs[0] == sigs[1] == sigs[3] != sigs[2]
     check(frames, [0, 1, 2, 3], num_teachers=5, max_iter=3)

@@ -76,8 +76,8 @@ class AggregatorSpec:
 
 def aggregator_spec(preset: str, *, lam: float | None = None) -> AggregatorSpec:
     """Read the aggregator off an unfitted preset (``create(preset)``; ``lam`` overrides λ where the
-    preset has one): Laplace scale from the preset's own ``_laplace_scale`` (λ for updated, V15;
-    1/λ otherwise), mechanism from ``vote_mechanism``, threshold offset from ``_vote_offset``."""
+    preset has one): Laplace scale from the preset's own ``laplace_scale`` (λ for updated, V15;
+    1/λ otherwise), mechanism from ``vote_mechanism``, threshold offset from ``vote_offset``."""
     probe = create(preset)
     overrides = {"lam": float(lam)} if lam is not None and hasattr(probe.config, "lam") else {}
     model = create(preset, **overrides) if overrides else probe
@@ -85,7 +85,7 @@ def aggregator_spec(preset: str, *, lam: float | None = None) -> AggregatorSpec:
     if not hasattr(cfg, "vote_mechanism"):
         return AggregatorSpec(preset, "gaussian_indicator", float(model._sigma()), 0.0, None, None, None,
                               float(cfg.epsilon), float(cfg.delta))
-    return AggregatorSpec(preset, cfg.vote_mechanism, float(model._laplace_scale()), float(model._vote_offset),
+    return AggregatorSpec(preset, cfg.vote_mechanism, float(model.laplace_scale()), float(model.vote_offset),
                           float(cfg.lam), cfg.accountant, int(cfg.num_moments), float(cfg.epsilon), float(cfg.delta))
 
 

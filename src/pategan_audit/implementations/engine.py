@@ -103,13 +103,21 @@ def _positive_int(value: Any, name: str) -> None:
 
 class PateGenerator(BaseGenerator):
     """Base class of the PATE presets. Subclasses implement ``_setup(df, label)`` (data, networks,
-    teachers, partition; must set ``X_``, ``num_teachers_``, ``batch_size_``), ``_iteration(it)``,
+    teachers, partition; must set ``X_``, ``num_teachers_``, ``batch_size_``),
     ``_queries_per_iteration()``, ``_latent(n, generator, sampling)``, ``_fakes(latent)`` (teacher-
-    input space), ``_decode(values)`` and may override the small policy hooks below."""
+    input space), ``_decode(values)``, ``_fit`` (their family's replica step at R = 1,
+    :func:`~pategan_audit.replicas.loop.fit_one`) and may override the small policy hooks below.
+
+    The replica loop (:mod:`pategan_audit.replicas.loop`) drives every fit through the public
+    protocol below: ``begin_fit`` (streams, set-up, accountant; returns the ε budget),
+    ``may_continue``, ``open_iteration``, ``release_votes`` (noisy labels, charged and recorded in
+    ``iteration_records``), ``finish_iteration`` and ``end_fit``; the step reads ``laplace_scale()``,
+    ``vote_offset`` and ``release_rule`` and marks the rows each teacher saw in ``seen_`` [k, N]."""
 
     Config: ClassVar[type[BaseConfig]] = PateConfig
     _check_at_top: ClassVar[bool] = False  # smartnoise: ε̂ checked before each iteration
-    _vote_offset: ClassVar[float] = 0.0
+    #: added to the vote threshold: a row's label is 1[n1 + noise > (k + vote_offset) / 2]
+    vote_offset: ClassVar[float] = 0.0
 
     # -- policy hooks ------------------------------------------------------------------------
     def _seed(self) -> int | None:
@@ -122,14 +130,14 @@ class PateGenerator(BaseGenerator):
     def _epsilon_budget(self) -> float:
         return float(self.config.epsilon)
 
-    def _laplace_scale(self) -> float:
+    def laplace_scale(self) -> float:
         """Laplace scale of the vote noise: 1/λ (synthcity, borealis, smartnoise, corrected)."""
         return 1.0 / float(self.config.lam)
 
     def _default_num_teachers(self, num_rows: int) -> int:
         return 10
 
-    def _release(self, labels: torch.Tensor) -> tuple[torch.Tensor, bool]:
+    def release_rule(self, labels: torch.Tensor) -> tuple[torch.Tensor, bool]:
         """Final labels of one batch and whether the accountant is charged (synthcity's O4 hook)."""
         return labels, True
 
@@ -174,10 +182,10 @@ class PateGenerator(BaseGenerator):
         """Mark rows as consumed: ``rows`` [k, B] positions, or one array per teacher."""
         if isinstance(rows, torch.Tensor):
             r = rows.numpy()
-            self._seen[np.arange(r.shape[0])[:, None], r] = True
+            self.seen_[np.arange(r.shape[0])[:, None], r] = True
         else:
             for t, r in enumerate(rows):
-                self._seen[t, np.asarray(r, dtype=np.int64)] = True
+                self.seen_[t, np.asarray(r, dtype=np.int64)] = True
 
     def _label(self, fake: torch.Tensor) -> torch.Tensor:
         """Teacher votes on ``fake`` (teacher-input space), noisy aggregation, accountant charge,
@@ -193,59 +201,60 @@ class PateGenerator(BaseGenerator):
         votes of many replicas at once and still release each replica's labels with its own
         noise stream and accountant."""
         res = aggregate(n1, mechanism=self.config.vote_mechanism, num_teachers=self.num_teachers_,
-                        laplace_scale=self._laplace_scale(), generator=self.noise_gen, offset=self._vote_offset)
-        labels, charged = self._release(res.labels)
+                        laplace_scale=self.laplace_scale(), generator=self.noise_gen, offset=self.vote_offset)
+        labels, charged = self.release_rule(res.labels)
         if charged:
             if self._charges_worst_case():
                 self.accountant.charge(queries=int(len(n1)))
             else:
                 self.accountant.charge(res.n1.numpy())
         if self.config.record:
-            self._buf["votes"].append(res.n1.numpy())
-            self._buf["noise"].append(res.noise.numpy())
-            self._buf["labels"].append(labels.numpy())
-            self._buf["charged"].append(np.full(len(n1), charged))
+            self.iteration_records["votes"].append(res.n1.numpy())
+            self.iteration_records["noise"].append(res.noise.numpy())
+            self.iteration_records["labels"].append(labels.numpy())
+            self.iteration_records["charged"].append(np.full(len(n1), charged))
         return labels.to(torch.float32)
 
     # -- the loop --------------------------------------------------------------------------------
     def _fit(self, df: pd.DataFrame, label: str | None) -> None:
         """The loop (``BaseGenerator.fit`` runs it under :func:`~.base.training_threads`)."""
-        budget = self._begin_fit(df, label)
+        budget = self.begin_fit(df, label)
         it = 0
         try:
-            while self._may_continue(it, budget):
-                self._open_iteration()
+            while self.may_continue(it, budget):
+                self.open_iteration()
                 self._iteration(it)
-                if self._finish_iteration(it, budget):
+                if self.finish_iteration(it, budget):
                     break
                 it += 1
         finally:
-            self._end_fit()
+            self.end_fit()
 
     # The loop's pieces, shared with the batched run of many replicas (pategan_audit.replicas),
     # which calls them per replica around one batched ``_iteration``.
-    def _begin_fit(self, df: pd.DataFrame, label: str | None) -> float:
+    def begin_fit(self, df: pd.DataFrame, label: str | None) -> float:
         """Streams, the preset's ``_setup``, the seen-matrix and the accountant; returns the ε budget."""
         self._make_streams()
         self._setup(df, label)
         N, k = self.X_.shape[0], self.num_teachers_
         self.delta_ = self._delta(N)
-        self._seen = np.zeros((k, N), dtype=bool)
+        self.seen_ = np.zeros((k, N), dtype=bool)
         self.accountant = self._make_accountant(k)
         budget = self._epsilon_budget()
         self.trace.extra.update(num_teachers=k, batch_size=self.batch_size_, delta=self.delta_, epsilon_budget=budget)
         return budget
 
-    def _may_continue(self, it: int, budget: float) -> bool:
+    def may_continue(self, it: int, budget: float) -> bool:
         """Whether iteration ``it`` runs: below the cap and allowed by the stopping rule."""
         if self.config.max_iter is not None and it >= self.config.max_iter:
             return False
         return self._may_start(it, budget)
 
-    def _open_iteration(self) -> None:
-        self._buf: dict[str, list] = {"votes": [], "noise": [], "labels": [], "charged": []}
+    def open_iteration(self) -> None:
+        """Start the records (votes, noise, labels, charged) of one iteration."""
+        self.iteration_records: dict[str, list] = {"votes": [], "noise": [], "labels": [], "charged": []}
 
-    def _finish_iteration(self, it: int, budget: float) -> bool:
+    def finish_iteration(self, it: int, budget: float) -> bool:
         """Close the records of iteration ``it``; True when the run must stop after it."""
         self._close_iteration()
         self._after_iteration(it)
@@ -254,8 +263,9 @@ class PateGenerator(BaseGenerator):
             return True
         return self.config.stopping == "overshoot" and not self._check_at_top and not eps_hat < budget
 
-    def _end_fit(self) -> None:
-        self.trace.teacher_rows = [set(np.flatnonzero(row).tolist()) for row in self._seen]
+    def end_fit(self) -> None:
+        """Fill the trace when training ends (the rows each teacher saw; the accountant's best order)."""
+        self.trace.teacher_rows = [set(np.flatnonzero(row).tolist()) for row in self.seen_]
         self.trace.extra["best_order"] = self.accountant.best_order
 
     def _may_start(self, it: int, budget: float) -> bool:
@@ -282,9 +292,9 @@ class PateGenerator(BaseGenerator):
         self.trace.eps_hat.append(float(self.accountant.epsilon))
         if self.config.record:
             for key in ("votes", "noise", "labels"):
-                parts = self._buf[key]
+                parts = self.iteration_records[key]
                 getattr(self.trace, key).append(np.concatenate(parts) if parts else np.empty(0))
-            charged = self._buf["charged"]
+            charged = self.iteration_records["charged"]
             self.trace.extra.setdefault("charged", []).append(np.concatenate(charged) if charged else np.empty(0, bool))
 
     # -- sampling and introspection ----------------------------------------------------------------
@@ -300,7 +310,7 @@ class PateGenerator(BaseGenerator):
 
     def seen_matrix(self) -> np.ndarray:
         """[k, N] bool: row j consumed by teacher t so far (live during training)."""
-        return self._seen.copy()
+        return self.seen_.copy()
 
     def first_seen_subsets(self) -> list[np.ndarray]:
         """Teacher j's first-seen data subset P_j (implementation notes §traces.losses): its partition block, or for

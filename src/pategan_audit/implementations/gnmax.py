@@ -223,7 +223,7 @@ def public_plan(num_rows: int, *, epsilon: float = 1.0, delta: float = 1e-5, **o
     from .registry import create
 
     model = create("gnmax", epsilon=epsilon, delta=delta, seed=0, **overrides)
-    model.delta_ = float(delta)  # what _begin_fit sets before it asks for the accountant
+    model.delta_ = float(delta)  # what begin_fit sets before it asks for the accountant
     cfg = model.config
     k = int(cfg.num_teachers) if cfg.num_teachers is not None else model._default_num_teachers(int(num_rows))
     s1, s2 = model._sigmas(k)
@@ -369,10 +369,10 @@ class GNMax(Corrected):
         if self.config.analysis == "data_dependent":  # for the release after training; never read before
             self._answered_n1.append(n1[answered].numpy().astype(np.float64))
         if self.config.record:
-            self._buf["votes"].append(n1.numpy())
-            self._buf["noise"].append(noise.numpy())
-            self._buf["labels"].append(torch.where(answered, labels, torch.full_like(labels, -1)).numpy())
-            self._buf["charged"].append(np.ones(len(n1), dtype=bool))
+            self.iteration_records["votes"].append(n1.numpy())
+            self.iteration_records["noise"].append(noise.numpy())
+            self.iteration_records["labels"].append(torch.where(answered, labels, torch.full_like(labels, -1)).numpy())
+            self.iteration_records["charged"].append(np.ones(len(n1), dtype=bool))
         return labels.to(torch.float32)
 
     def _fit(self, df, label) -> None:

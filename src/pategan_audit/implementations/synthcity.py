@@ -149,7 +149,7 @@ class Synthcity(PateGenerator):
 
     name: ClassVar[str] = "synthcity"
     Config: ClassVar[type] = SynthcityConfig
-    _vote_offset: ClassVar[float] = 1e-8  # (n1 + Z) / (n0 + n1 + 1e-8) > 0.5
+    vote_offset: ClassVar[float] = 1e-8  # (n1 + Z) / (n0 + n1 + 1e-8) > 0.5
 
     def _seed(self) -> int | None:
         """O2: upstream's GAN constructor calls ``enable_reproducible_results(0)``, so with
@@ -179,7 +179,7 @@ class Synthcity(PateGenerator):
             return 1.0 / (num_rows * np.sqrt(num_rows))
         return float(self.config.delta)
 
-    def _release(self, labels: torch.Tensor) -> tuple[torch.Tensor, bool]:
+    def release_rule(self, labels: torch.Tensor) -> tuple[torch.Tensor, bool]:
         """O4: if at least half the noisy labels are 1, all become 0 and nothing is charged."""
         if self.config.skip_majority_batches and int(labels.sum()) >= len(labels) / 2:
             self.trace.extra["skipped_batches"][-1] += 1

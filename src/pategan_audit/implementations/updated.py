@@ -84,7 +84,7 @@ class Updated(PateGenerator):
                 "encoded as 0 and the generator's output v in (0, 1) decodes to c + v: values in [c, c + 1] "
                 "(integer columns rounded to c or c + 1), not c")
 
-    def _laplace_scale(self) -> float:
+    def laplace_scale(self) -> float:
         lam = float(self.config.lam)
         return lam if self.config.laplace_scale_convention == "scale_lambda" else 1.0 / lam
 

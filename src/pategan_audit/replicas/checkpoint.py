@@ -242,7 +242,7 @@ class GroupSlot:
         return self.owner.directory / f"group{self.index}.pkl"
 
     def begin(self, models: Sequence[Any], step: Any) -> None:
-        """Note the group's starting state (its fresh ``step``, the models after ``_begin_fit``)."""
+        """Note the group's starting state (its fresh ``step``, the models after ``begin_fit``)."""
         self._baseline = _Baseline.of(models, step)
         if self._baseline.shared:
             self._stop("its starting state holds arrays that share memory")

@@ -3,7 +3,7 @@
 It is the loop of :class:`~pategan_audit.implementations.engine.PateGenerator` (PATE-GAN Alg. 1's
 outer loop, ``jordon2019pategan``) with a replica axis: every replica keeps its own model object,
 random streams, accountant, stopping rule and trace, and calls the same per-replica pieces
-(``_begin_fit``, ``_may_continue``, ``_open_iteration``, ``_finish_iteration``, ``_end_fit``) as
+(``begin_fit``, ``may_continue``, ``open_iteration``, ``finish_iteration``, ``end_fit``) as
 a single fit; only the tensor work of one iteration is done once for all replicas by a preset's
 *replica step* (:class:`ReplicaStep`). A preset whose step is its only iteration (borealis,
 smartnoise, corrected) fits one model as a group of one (:func:`fit_one`); a model's callbacks
@@ -35,7 +35,7 @@ __all__ = ["ReplicaStep", "release_votes", "run_pate_replicas", "fit_one", "reco
 class ReplicaStep:
     """One iteration of R replicas of one preset, batched. Subclasses implement
 
-    * ``__init__(models, device)``: stack the replicas' networks (they have run ``_begin_fit``);
+    * ``__init__(models, device)``: stack the replicas' networks (they have run ``begin_fit``);
     * :meth:`iteration` ``(it, active)``: one iteration of every replica; only ``active`` ones
       (bool [R]) may release labels, charge their accountant or record anything;
     * :meth:`write_back` ``(r)``: copy replica r's networks back into ``models[r]``;
@@ -59,11 +59,11 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
                   noise: torch.Tensor | None = None) -> torch.Tensor:
     """Labels [R, n] float32 from the vote counts ``n1`` [R, n]; frozen replicas get zeros.
 
-    Each active replica releases its row exactly as ``PateGenerator._release_votes`` would
+    Each active replica releases its row exactly as ``PateGenerator.release_votes`` would
     (PATE-GAN Alg. 1 "PATE_λ" with the preset's mechanism): Laplace noise drawn from its *own*
     noise stream in the single fit's order (two ``Exp(1)`` draws per noise value), its release
     rule, its accountant charge and its records. The arithmetic is done for all replicas at once;
-    only the draws and a preset's own ``_release`` rule (synthcity's O4) run per replica.
+    only the draws and a preset's own ``release_rule`` (the identity but for synthcity's O4) run per replica.
     ``noise``: the Laplace noise of every replica already drawn (``[R, n]``, or ``[R, n, 2]`` for
     the two-noise mechanism; the counter streams of :mod:`.streams`), used instead of the
     replicas' noise streams (rows of frozen replicas are ignored)."""
@@ -75,7 +75,7 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
     pick = slice(None) if len(idx) == R else torch.as_tensor(idx)  # the active replicas' rows
     m0 = models[idx[0]]
     cfg = m0.config
-    k, scale, offset = m0.num_teachers_, m0._laplace_scale(), m0._vote_offset
+    k, scale, offset = m0.num_teachers_, m0.laplace_scale(), m0.vote_offset
     two = cfg.vote_mechanism == "two_noise_argmax"
     if cfg.vote_mechanism not in ("single_noise", "two_noise_argmax"):
         raise ValueError(f"unknown vote_mechanism {cfg.vote_mechanism!r}")
@@ -105,16 +105,16 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
         labels = (vf + noise[..., 1] > (k - vf) + noise[..., 0]).to(torch.int64)
     else:
         labels = (vf + noise > 0.5 * (k + offset)).to(torch.int64)
-    custom_release = type(m0)._release is not PateGenerator._release
+    custom_release = type(m0).release_rule is not PateGenerator.release_rule
     charged = np.ones(len(idx), dtype=bool)
     if custom_release:
         for j, r in enumerate(idx):
-            labels[j], charged[j] = models[r]._release(labels[j])
+            labels[j], charged[j] = models[r].release_rule(labels[j])
     _charge(models, idx, v.numpy(), charged)
     if cfg.record:
         vn, nn_, ln = v.numpy(), noise.numpy(), labels.numpy()
         for j, r in enumerate(idx):
-            buf = models[r]._buf
+            buf = models[r].iteration_records
             buf["votes"].append(vn[j].copy())
             buf["noise"].append(nn_[j].copy())
             buf["labels"].append(ln[j].copy())
@@ -142,10 +142,10 @@ def record_seen(models: Sequence[PateGenerator], rows: torch.Tensor, active: np.
     k = rows.shape[1]
     for r in np.flatnonzero(active):
         if has_rows is None:
-            models[r]._seen[np.arange(k)[:, None], rows[r]] = True
+            models[r].seen_[np.arange(k)[:, None], rows[r]] = True
         else:
             keep = has_rows[r].numpy()
-            models[r]._seen[np.flatnonzero(keep)[:, None], rows[r][keep]] = True
+            models[r].seen_[np.flatnonzero(keep)[:, None], rows[r][keep]] = True
 
 
 def run_pate_replicas(models: Sequence[PateGenerator], frames: Sequence[pd.DataFrame], label: str | None,
@@ -154,7 +154,7 @@ def run_pate_replicas(models: Sequence[PateGenerator], frames: Sequence[pd.DataF
     group of stackable replicas. ``on_done(i)`` is called when replica i is finished."""
     budgets = []
     for m, df in zip(models, frames):
-        budgets.append(m._begin_fit(m._accept(df, label), label))
+        budgets.append(m.begin_fit(m._accept(df, label), label))
     groups: dict[tuple, list[int]] = {}
     for i, m in enumerate(models):
         groups.setdefault(step_cls.signature(m), []).append(i)
@@ -168,7 +168,7 @@ def fit_one(model: PateGenerator, df: pd.DataFrame, label: str | None, step_cls:
     """Fit one ``model`` on ``df`` (already accepted by ``fit``) with its preset's replica step at
     R = 1, on ``device`` (default: the CPU): the model's ``_fit``. Inside
     :func:`.checkpoint.checkpointing` the fit takes snapshots and resumes from them as a group of one."""
-    budget = model._begin_fit(df, label)
+    budget = model.begin_fit(df, label)
     _run_group([model], [budget], step_cls, torch.device("cpu") if device is None else device, None)
 
 
@@ -192,7 +192,7 @@ def _run_group(models, budgets, step_cls, device, on_done) -> None:
     def finish(r: int) -> None:
         active[r] = False
         step.write_back(r)
-        models[r]._end_fit()
+        models[r].end_fit()
         models[r].fitted_ = True
         if on_done:
             on_done(r)
@@ -203,17 +203,17 @@ def _run_group(models, budgets, step_cls, device, on_done) -> None:
     try:
         while active.any():
             for r in np.flatnonzero(active):
-                if not models[r]._may_continue(it, budgets[r]):
+                if not models[r].may_continue(it, budgets[r]):
                     finish(r)
             if not active.any():
                 break
             for r in np.flatnonzero(active):
-                models[r]._open_iteration()
+                models[r].open_iteration()
             step.iteration(it, active.copy())
             for r in np.flatnonzero(active):
                 if models[r].callbacks:  # they read the model mid-training (the traces of Figures 3 and 11)
                     step.write_back(r)
-                if models[r]._finish_iteration(it, budgets[r]):
+                if models[r].finish_iteration(it, budgets[r]):
                     finish(r)
             it += 1
             if slot is not None and active.any() and slot.due():
@@ -222,4 +222,4 @@ def _run_group(models, budgets, step_cls, device, on_done) -> None:
             snapshot()
     finally:
         for r in np.flatnonzero(active):  # an exception: leave the traces as a single fit would
-            models[r]._end_fit()
+            models[r].end_fit()

@@ -373,7 +373,7 @@ class CounterNeuralStep(NeuralStep):
                 values[r, :len(ratios)] = torch.as_tensor(m.class_values_, dtype=torch.float32)
             self.class_cum, self.class_values = cum.to(dev), values.to(dev)
         self.two_noise = self.cfg.vote_mechanism == "two_noise_argmax"
-        self.scale = float(m0._laplace_scale())
+        self.scale = float(m0.laplace_scale())
         per_row = self.width
         sizes: dict[int, int] = {}
 

@@ -370,7 +370,7 @@ class CounterUpdatedStep(UpdatedStep):
         if max(self.n_teacher, self.n_student) >= 1 << 16:
             raise ValueError(f"streams='counter' numbers at most 65,535 teacher and student rounds per iteration, got "
                              f"{self.n_teacher} teacher and {self.n_student} student rounds")
-        self.scale = float(m0._laplace_scale())
+        self.scale = float(m0.laplace_scale())
         self.two_noise = self.cfg.vote_mechanism == "two_noise_argmax"
         self.keys = stream_keys([int(s) for s in seeds], STREAM_ID, device)  # [R, 2], every replica of the group
         sizes: dict[int, int] = {}

@@ -76,7 +76,7 @@ def test_unanswered_queries_never_reach_the_student():
     labels = np.concatenate(m.trace.labels)
     answered = int((labels >= 0).sum())
     assert answered == sum(m.trace.extra["answered"]) < len(labels)  # -1 marks an unanswered query
-    assert sum(len(r) for r in m._replay_rows) == answered
+    assert sum(len(r) for r in m.replay_rows_) == answered
 
 
 def test_teachers_follow_the_public_rule_and_seed_reproduces():

@@ -60,17 +60,17 @@ def oracle_iteration(model, it: int) -> None:
     with torch.no_grad():
         u = model._fakes(model._latent(int(cfg.query_batch), model.train_gen, sampling=False), generator=model.train_gen)
     labels = model._label(u)
-    keep = model._answered
+    keep = model.answered_
     model.trace.extra["answered"].append(int(keep.sum()))
     if keep.any():
-        model._replay_rows.append(u[keep])
-        model._replay_labels.append(labels[keep])
-    rows = torch.cat(model._replay_rows) if model._replay_rows else torch.empty(0)
+        model.replay_rows_.append(u[keep])
+        model.replay_labels_.append(labels[keep])
+    rows = torch.cat(model.replay_rows_) if model.replay_rows_ else torch.empty(0)
     if len(rows) > int(cfg.replay_size):  # keep the most recent answered queries
         rows = rows[-int(cfg.replay_size):]
-        model._replay_rows = [rows]
-        model._replay_labels = [torch.cat(model._replay_labels)[-int(cfg.replay_size):]]
-    ys = torch.cat(model._replay_labels) if len(rows) else None
+        model.replay_rows_ = [rows]
+        model.replay_labels_ = [torch.cat(model.replay_labels_)[-int(cfg.replay_size):]]
+    ys = torch.cat(model.replay_labels_) if len(rows) else None
     for _ in range(model.steps_per_iteration_):
         if len(rows):
             for _ in range(int(cfg.student_iters)):

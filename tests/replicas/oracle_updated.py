@@ -38,7 +38,7 @@ def oracle_iteration(model, it: int) -> None:
     """One iteration of ``model`` (an ``updated`` model inside its fit)."""
     model.teacher_phase_.run(model, it)
     B = model.batch_size_
-    for _ in range(model._n_student()):
+    for _ in range(model.student_steps()):
         with torch.no_grad():
             u = model._fakes(model._latent(B, model.train_gen, sampling=False))
         _student_step(model, u, model._label(u))

@@ -68,8 +68,8 @@ def model_state(model) -> dict:
     acc = model.accountant
     out.update(rdp=np.asarray(acc.alpha), ledger=repr(acc.ledger), queries=acc.num_queries, epsilon=acc.epsilon,
                seen=model.seen_matrix())
-    out["replay_rows"] = [r.numpy() for r in model._replay_rows]
-    out["replay_labels"] = [r.numpy() for r in model._replay_labels]
+    out["replay_rows"] = [r.numpy() for r in model.replay_rows_]
+    out["replay_labels"] = [r.numpy() for r in model.replay_labels_]
     if model.config.analysis == "data_dependent":
         out["answered_n1"] = list(model._answered_n1)
     tr = model.trace
@@ -91,7 +91,7 @@ def test_fit_equals_the_single_fit_oracle_bit_for_bit(case, seed):
     toy, label, kw = _setting(case)
     fitted = create("gnmax", seed=seed, **kw).fit(toy, label=label)
     oracle = oracle_model(seed=seed, **kw).fit(toy, label=label)
-    assert fitted.trace.iterations >= 1 and len(fitted._replay_rows) >= 1
+    assert fitted.trace.iterations >= 1 and len(fitted.replay_rows_) >= 1
     if case == "empty_blocks":
         assert not fitted.sampler.has_rows.all(), "the case must hold teachers with empty blocks"
     if case.startswith("data_dependent"):

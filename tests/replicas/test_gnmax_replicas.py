@@ -46,8 +46,8 @@ def assert_same_gnmax_fit(batched, single):
             np.testing.assert_array_equal(x, y)
     for a, b in zip(tb.extra.get("charged", []), ts.extra.get("charged", [])):
         np.testing.assert_array_equal(a, b)
-    assert [len(r) for r in batched._replay_rows] == [len(r) for r in single._replay_rows]
-    for x, y in zip(batched._replay_labels, single._replay_labels):
+    assert [len(r) for r in batched.replay_rows_] == [len(r) for r in single.replay_rows_]
+    for x, y in zip(batched.replay_labels_, single.replay_labels_):
         np.testing.assert_array_equal(x.numpy(), y.numpy())
     for nb, ns in zip(_nets(batched), _nets(single)):
         for p, q in zip(nb.parameters(), ns.parameters()):

@@ -83,8 +83,8 @@ def _teacher_rounds(model: BaseGenerator) -> Any:
 def _student_rounds(model: BaseGenerator) -> Any:
     """n_S as the fit ran it (updated's "paper" row sets 5)."""
     cfg = model.config
-    if hasattr(model, "_n_student"):
-        return model._n_student()
+    if hasattr(model, "student_steps"):
+        return model.student_steps()
     return getattr(cfg, "student_iters", getattr(cfg, "generator_n_iter", "–"))
 
 

@@ -137,6 +137,15 @@ class PateGenerator(BaseGenerator):
     def _default_num_teachers(self, num_rows: int) -> int:
         return 10
 
+    def training_latent(self, n: int, generator: torch.Generator | None = None) -> torch.Tensor:
+        """``n`` training latents, what the training step feeds the generator, from ``generator``
+        (default: the model's training stream ``train_gen``, so the next draw of the fit)."""
+        return self._latent(int(n), self.train_gen if generator is None else generator, sampling=False)
+
+    def fakes(self, latent: torch.Tensor) -> torch.Tensor:
+        """Generated rows in the teachers' input space from ``latent`` (the preset's ``_fakes``)."""
+        return self._fakes(latent)
+
     def release_rule(self, labels: torch.Tensor) -> tuple[torch.Tensor, bool]:
         """Final labels of one batch and whether the accountant is charged (synthcity's O4 hook)."""
         return labels, True

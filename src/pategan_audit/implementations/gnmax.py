@@ -67,7 +67,7 @@ may be published only through a DP release of it. In this mode:
   releases nothing of GNMax and is not charged for it (Alg. 1);
 * after training, the data-dependent RDP at one order λ is released with the smooth-sensitivity
   mechanism GNSS (§4.2, App. C, Thm 23; :func:`~pategan_audit.accounting.smooth_sensitivity.release_gnmax_epsilon`):
-  ``Σ_answered RDP_j(λ) + SS_β·σ_s·Z`` with ``Z ~ N(0, 1)`` from the DP-noise stream, plus the
+  ``Σanswered_ RDP_j(λ) + SS_β·σ_s·Z`` with ``Z ~ N(0, 1)`` from the DP-noise stream, plus the
   threshold checks, plus the RDP of the release itself, plus ``ln(1/δ)/(λ−1)``. λ, β and σ_s
   are fixed before training from public quantities (:func:`release_parameters`): λ is the order
   at which the data-independent ε of the planned queries is smallest, β = 0.4/λ (inside the
@@ -355,8 +355,8 @@ class GNMax(Corrected):
         self.trace.extra.update(sigma_threshold=self.sigma_threshold_, sigma_vote=self.sigma_vote_,
                                 threshold_votes=float(self.config.threshold) * num_teachers,
                                 planned_iterations=self.planned_iterations_, steps_per_iteration=self.steps_per_iteration_)
-        self._replay_rows: list[torch.Tensor] = []
-        self._replay_labels: list[torch.Tensor] = []
+        self.replay_rows_: list[torch.Tensor] = []
+        self.replay_labels_: list[torch.Tensor] = []
         self.trace.extra["answered"] = []
         return RdpAccountant(per_query, delta=self.delta_)
 
@@ -365,7 +365,7 @@ class GNMax(Corrected):
                                                   sigma_threshold=self.sigma_threshold_, sigma_vote=self.sigma_vote_,
                                                   generator=self.noise_gen)
         self.accountant.charge(queries=int(len(n1)))  # every query, answered or not
-        self._answered = answered
+        self.answered_ = answered
         if self.config.analysis == "data_dependent":  # for the release after training; never read before
             self._answered_n1.append(n1[answered].numpy().astype(np.float64))
         if self.config.record:

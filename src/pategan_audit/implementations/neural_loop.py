@@ -46,11 +46,6 @@ class NeuralPateGenerator(PateGenerator):
         raise ValueError(f"streams='counter' knows the latents of borealis, smartnoise and corrected, "
                          f"not {type(self).__name__}")
 
-    def training_latent(self, n: int) -> torch.Tensor:
-        """``n`` training latents ``[n, width]`` from the training stream (``train_gen``), the next
-        draw of the fit: what the training step feeds the generator."""
-        return self._latent(int(n), self.train_gen, sampling=False)
-
     def release_votes(self, n1: torch.Tensor) -> torch.Tensor:
         """The released labels (float32 ``[n]``) of one batch of teacher vote counts ``n1`` ``[n]``:
         the noisy aggregation with the model's own noise stream, its release rule, the

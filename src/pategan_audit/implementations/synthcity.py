@@ -271,10 +271,12 @@ class Synthcity(PateGenerator):
         finally:
             self.head.generator = previous
 
-    def training_latent(self, n: int) -> torch.Tensor:
-        """``n`` latents ``[n, H + C]`` (noise and conditional vectors) from the training stream
-        (``train_gen``), the next draw of the fit: what the teachers' generated rows are made from."""
-        return self._latent(int(n), self.train_gen, sampling=True)
+    def training_latent(self, n: int, generator: torch.Generator | None = None) -> torch.Tensor:
+        """``n`` latents ``[n, H + C]`` (noise and conditional vectors) from ``generator`` (default
+        the training stream ``train_gen``, the next draw of the fit): what the teachers' generated
+        rows are made from. synthcity draws its training conditionals as its sampler does
+        (``sampling=True``), unlike the other presets."""
+        return self._latent(int(n), self.train_gen if generator is None else generator, sampling=True)
 
     # -- the teacher phase (:mod:`.teacher_phase`) --------------------------------------------------
     def train_teachers(self, it: int) -> None:

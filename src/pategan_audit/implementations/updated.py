@@ -88,12 +88,12 @@ class Updated(PateGenerator):
         lam = float(self.config.lam)
         return lam if self.config.laplace_scale_convention == "scale_lambda" else 1.0 / lam
 
-    def _n_student(self) -> int:
+    def student_steps(self) -> int:
         """n_S: ``student_iters``, or the "paper" row's (:mod:`.hyperparameters`)."""
         return int(resolved(paper_setting(self.name, self.config), "student_rounds", self.config.student_iters))
 
     def _queries_per_iteration(self) -> int:
-        return self._n_student() * int(self.batch_size_)
+        return self.student_steps() * int(self.batch_size_)
 
     def _setup(self, df: pd.DataFrame, label: str | None) -> None:
         cfg = self.config
@@ -125,7 +125,7 @@ class Updated(PateGenerator):
         self.teachers = self.teacher_phase_.make_teachers(k, [d, 1] if paper is not None else [d, d, 1], hidden_activation="relu",
                                                           lr=cfg.learning_rate, **init)
         if cfg.teacher_model == "logistic_refit":
-            self._block_table = block_rows(self.teacher_blocks_)  # [k, m]
+            self.block_table_ = block_rows(self.teacher_blocks_)  # [k, m]
         else:
             self.sampler = BlockSampler(self.teacher_blocks_)
         self.trace.extra["teacher_refits"] = 0
@@ -139,7 +139,7 @@ class Updated(PateGenerator):
     # -- the teacher phase (:mod:`.teacher_phase`) --------------------------------------------------
     def _refit_rows(self, it: int) -> torch.Tensor:
         """B1: every teacher fits on all m rows of its block (upstream: shuffled; V4: the last block)."""
-        return self._block_table
+        return self.block_table_
 
     def _after_refit(self, rows: torch.Tensor) -> None:
         self.trace.extra["teacher_refits"] += 1

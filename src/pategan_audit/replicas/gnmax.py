@@ -27,8 +27,8 @@ What stays per replica, in the single fit's order (so every stream gives replica
 numbers of ``create("gnmax", seed=s_r).fit``): every random draw (block keys and fill, latent
 codes, the replay mini-batch indices from ``train_gen``; the Confident-GNMax noise from
 ``noise_gen``), the release itself (the model's own ``release_votes``: noise,
-threshold, RDP charge, records), the replay buffer (kept on the model, ``_replay_rows`` /
-``_replay_labels``, trimmed to ``replay_size`` as in the single fit) and the trace.
+threshold, RDP charge, records), the replay buffer (kept on the model, ``replay_rows_`` /
+``replay_labels_``, trimmed to ``replay_size`` as in the single fit) and the trace.
 
 Adam's step count: a single fit's student takes no step until its replay buffer holds a row
 (an iteration whose queries are all unanswered leaves it empty), so replicas' students may start
@@ -254,7 +254,7 @@ class GNMaxStep(ReplicaStep):
         out = torch.zeros((self.R, n, self.width))
         for r in np.flatnonzero(active):
             m = self.models[r]
-            out[r] = m._latent(n, m.train_gen, sampling=False)
+            out[r] = m.training_latent(n)
         return out.to(self.device)
 
     def _generate(self, latent: torch.Tensor) -> torch.Tensor:
@@ -300,16 +300,16 @@ class GNMaxStep(ReplicaStep):
         for r in np.flatnonzero(active):
             m = self.models[r]
             labels = m.release_votes(n1[r].clone())  # gnmax's release: its noise stream, charge and records
-            keep = m._answered
+            keep = m.answered_
             m.trace.extra["answered"].append(int(keep.sum()))
             if keep.any():
-                m._replay_rows.append(u[r][keep])
-                m._replay_labels.append(labels[keep])
-            rows = torch.cat(m._replay_rows) if m._replay_rows else torch.empty(0)
+                m.replay_rows_.append(u[r][keep])
+                m.replay_labels_.append(labels[keep])
+            rows = torch.cat(m.replay_rows_) if m.replay_rows_ else torch.empty(0)
             if len(rows) > self.replay_size:  # keep the most recent answered queries (as the single fit)
                 rows = rows[-self.replay_size:]
-                m._replay_rows = [rows]
-                m._replay_labels = [torch.cat(m._replay_labels)[-self.replay_size:]]
+                m.replay_rows_ = [rows]
+                m.replay_labels_ = [torch.cat(m.replay_labels_)[-self.replay_size:]]
             self.replay_len[r] = len(rows)
         self._stack_replay(active)
         return np.flatnonzero(active & (self.replay_len > 0))
@@ -321,8 +321,8 @@ class GNMaxStep(ReplicaStep):
         for r in np.flatnonzero(active & (self.replay_len > 0)):
             m = self.models[r]
             n = int(self.replay_len[r])
-            self.replay[r, :n] = torch.cat(m._replay_rows)
-            self.replay_y[r, :n] = torch.cat(m._replay_labels)
+            self.replay[r, :n] = torch.cat(m.replay_rows_)
+            self.replay_y[r, :n] = torch.cat(m.replay_labels_)
         self.replay = self.replay.to(self.device)
         self.replay_y = self.replay_y.to(self.device)
 

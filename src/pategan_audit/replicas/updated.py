@@ -131,7 +131,7 @@ class UpdatedStep(ReplicaStep):
         self.cfg = m0.config
         self.k, self.B, self.d = m0.num_teachers_, m0.batch_size_, m0.model_width_
         self.logistic = self.cfg.teacher_model == "logistic_refit"
-        self.n_student = m0._n_student()
+        self.n_student = m0.student_steps()
         # neural teachers: the single fit's rounds (implementations.teacher_phase); logistic ones refit once
         self.n_teacher = 0 if self.logistic else m0.teacher_phase_.rounds
         self.live = list(range(len(models)))  # stack position -> index into self.models
@@ -148,11 +148,11 @@ class UpdatedStep(ReplicaStep):
         # passes are NumPy BLAS calls
         if self.logistic:
             t0 = m0.teachers
-            rows = 2 * int(m0._block_table.shape[1])  # real and generated rows per teacher
+            rows = 2 * int(m0.block_table_.shape[1])  # real and generated rows per teacher
             self.teachers = LogisticTeachers(len(models) * self.k, C=t0.C, warm_start=t0.warm_start,
                                              group=self.k * solver_replicas(k=self.k, rows=rows, width=self.d))
-            self.block_rows = torch.stack([m._block_table for m in models])  # [R, k, m]
-            self.real = torch.cat([m.X_[m._block_table] for m in models])  # [R·k, m, d]
+            self.block_rows = torch.stack([m.block_table_ for m in models])  # [R, k, m]
+            self.real = torch.cat([m.X_[m.block_table_] for m in models])  # [R·k, m, d]
         else:
             if any(m.teachers.optimizer.state for m in models):
                 raise RuntimeError("teachers can only be stacked before their first optimiser step")
@@ -191,7 +191,7 @@ class UpdatedStep(ReplicaStep):
         """[R, n, d] latent codes of draw ``kind`` in round ``rnd``, each replica's from its own
         ``train_gen`` (in the single fit's order: kind and round are the order itself)."""
         m0 = models[0]
-        return stack_draws([m.train_gen for m in models], lambda g: m0._latent(n, g, sampling=False))
+        return stack_draws([m.train_gen for m in models], lambda g: m0.training_latent(n, g))
 
     def _teacher_rows(self, models: Sequence[PateGenerator], rnd: int) -> torch.Tensor:
         """``[R, k, B]`` row positions of neural teacher round ``rnd`` (each replica's sampler)."""
@@ -287,11 +287,11 @@ class UpdatedStep(ReplicaStep):
         B = self.B
         for _ in range(self.n_student):
             with torch.no_grad():
-                u = m._fakes(m._latent(B, m.train_gen, sampling=False))  # [B, d]
+                u = m.fakes(m.training_latent(B))  # [B, d]
                 n1 = m.teachers.votes(u)
             r = release_votes(self.models, n1[None], on)[0]
             student_step(m.student, m.opt_student, m.student.single(u)[:, 0], r)
-        fake = m._fakes(m._latent(B, m.train_gen, sampling=False))
+        fake = m.fakes(m.training_latent(B))
         _generator_step(m.student.single(fake), m.student, m.opt_generator)
 
     def iteration(self, it: int, active: np.ndarray) -> None:

@@ -232,3 +232,25 @@ def test_a_circle_is_caught_but_not_through_a_function_or_type_checking(tmp_path
     found = imports(root)
     assert cycles(found) == [["pategan_audit.a", "pategan_audit.b", "pategan_audit.c"]]
     assert function_level(found) == ["pategan_audit.d:2"]
+
+
+#: the one underscored member replicas/ may still call on a model: the table validation that
+#: fit() and fit_many share (BaseGenerator._accept)
+REPLICA_PRIVATE_ALLOWED = {"_accept"}
+_MODEL_PRIVATE = re.compile(r"\b(?:m0|m|model|first|models\[[^\]]*\]|self\.models\[[^\]]*\])\.(_[a-z]\w*)")
+
+
+def _model_privates(text: str) -> set[str]:
+    return {name for name in _MODEL_PRIVATE.findall(text) if not name.startswith("__")}
+
+
+def test_replicas_read_models_through_public_members():
+    """The replica loop and steps drive a model through its public protocol (PateGenerator's
+    begin_fit ... end_fit, WganGenerator's begin_fit/end_iteration/end_fit), not its internals."""
+    found = {}
+    for path in sorted((runner.PACKAGE_DIR / "replicas").glob("*.py")):
+        bad = _model_privates(path.read_text()) - REPLICA_PRIVATE_ALLOWED
+        if bad:
+            found[path.name] = sorted(bad)
+    assert not found, f"replicas/ reaches into underscored model members: {found}"
+    assert _model_privates("x = m0._laplace_scale(); models[r]._seen[0] = 1; m.__class__") == {"_laplace_scale", "_seen"}

@@ -60,7 +60,9 @@ from pategan_audit.implementations.many import _counter_presets
 OUT = runner.REPO_ROOT / "results" / "benchmarks" / "many_models.json"
 STREAMS_OUT = runner.REPO_ROOT / "results" / "benchmarks" / "many_models_streams.json"
 SCENARIOS = ("querybased", "groundhog", "bestof25")
-#: the --streams-grid presets by default: the WGAN family's original and the neural family
+#: the --streams-grid presets by default: the WGAN family's original, the neural family and updated;
+#: synthcity also has counter streams but costs about a second per model-iteration here, so it
+#: runs only when asked (--presets synthcity)
 STREAMS_PRESETS = ("original", "borealis", "smartnoise", "corrected", "updated")
 
 

@@ -208,9 +208,9 @@ def test_counter_streams_match_default_in_distribution(cervical_small):
 def test_bad_streams_input(cervical_small):
     with pytest.raises(ValueError, match=r"streams must be one of \('torch', 'counter'\)"):
         fit_many("original", cervical_small, seeds=[0], streams="philox", max_iter=1)
-    with pytest.raises(ValueError, match=r"not available for preset 'synthcity'.*\['borealis', 'corrected', 'original', "
-                                         r"'smartnoise', 'turing', 'updated'\].*neural.*wgan.*updated"):
-        fit_many("synthcity", cervical_small, seeds=[0], streams="counter", max_iter=1)
+    with pytest.raises(ValueError, match=r"not available for preset 'gnmax'.*\['borealis', 'corrected', 'original', "
+                                         r"'smartnoise', 'synthcity', 'turing', 'updated'\].*neural.*wgan.*synthcity.*updated"):
+        fit_many("gnmax", cervical_small, seeds=[0], streams="counter", max_iter=1)
     with pytest.raises(ValueError, match="needs the batched path"):
         fit_many("original", cervical_small, seeds=[0], streams="counter", batched=False, max_iter=1)
     with pytest.raises(ValueError, match=r"keys must be \[R, 2\]"):
@@ -489,10 +489,10 @@ def test_preset_factory_passes_streams_through():
 
 def test_preset_factory_refuses_counter_streams_where_a_family_has_none():
     for make in (lambda: PresetFactory("gnmax").with_streams("counter"),
-                 lambda: PresetFactory("synthcity").fit_many(make_toy(20), [0], streams="counter")):
-        with pytest.raises(ValueError, match=r"not available for preset '(gnmax|synthcity)'.*families: neural "
+                 lambda: PresetFactory("gnmax").fit_many(make_toy(20), [0], streams="counter")):
+        with pytest.raises(ValueError, match=r"not available for preset 'gnmax'.*families: neural "
                                              r"\['borealis', 'corrected', 'smartnoise'\], wgan \['original', 'turing'\], "
-                                             r"updated \['updated'\]"):
+                                             r"synthcity \['synthcity'\], updated \['updated'\]"):
             make()
     with pytest.raises(ValueError, match=r"streams must be one of \('torch', 'counter'\)"):
         PresetFactory("borealis").with_streams("philox")

@@ -137,6 +137,11 @@ class PateGenerator(BaseGenerator):
     def _default_num_teachers(self, num_rows: int) -> int:
         return 10
 
+    def stream_root(self) -> int | None:
+        """The root seed of the model's training streams, as its ``_seed`` policy gives it (the
+        config's seed; 0 for every fit under synthcity's O2 reseeding): what counter streams key on."""
+        return self._seed()
+
     def training_latent(self, n: int, generator: torch.Generator | None = None) -> torch.Tensor:
         """``n`` training latents, what the training step feeds the generator, from ``generator``
         (default: the model's training stream ``train_gen``, so the next draw of the fit)."""

@@ -16,10 +16,10 @@ shapes (e.g. the same number of training rows) are stacked together. A preset or
 without a batched step falls back to fitting the replicas one by one (``batched=False`` in
 ``model.trace.extra``).
 
-``streams="counter"`` (opt-in; original, turing, borealis, smartnoise, corrected and updated so far,
+``streams="counter"`` (opt-in; original, turing, borealis, smartnoise, corrected, updated and synthcity,
 :data:`STREAMS`, the presets whose family module lists it in ``STREAM_MODES``) draws every replica's
 training randomness of an iteration from one counter-based call on the device
-(:mod:`pategan_audit.replicas.streams`): draws independent of R, chunking and device, but not
+(:mod:`pategan_audit.replicas.streams`; synthcity: one call per phase of the iteration): draws independent of R, chunking and device, but not
 the single fit's, so the mode is a property of the fit (``model.trace.extra["streams"]``).
 
 What the replica axis does not fix, in either mode: the float rounding of the batched kernels
@@ -205,7 +205,7 @@ def fit_many(
     batched: False fits the replicas one by one (the reference path the batched one must match).
     progress: True shows a tqdm bar counting models; a callable is called with each finished count.
     streams: "torch" (default: each replica's own torch generators, the numbers of
-        ``create(...).fit``) or "counter" (original, turing, borealis, smartnoise, corrected, updated: one
+        ``create(...).fit``) or "counter" (original, turing, borealis, smartnoise, corrected, updated, synthcity: one
         counter-based call per iteration for all replicas, on ``device``; the same draws for a
         seed at any R, chunking and device (weights then equal to float rounding, module
         docstring), but other draws than a single fit, which has no such mode; seeds must be

@@ -46,10 +46,25 @@ state, teacher fits) and dropped from the stacks, so it draws nothing more from 
 Every setting of the preset is batched (``supports`` is always True). Deviation from a single
 fit: float rounding only (a batched matrix product over R > 1 replicas may sum in another order
 than a single fit's).
+
+Stream mode (``streams="counter"``, :class:`CounterSynthcityStep`, issue 40 item 2; audit paper
+§6.2's many shadow models): the draws of an iteration come from :mod:`.streams` instead, on
+stream id 4 (the WGAN loop's is 1, the neural family's 2, ``updated``'s 3). Each kind and round has
+its own draw id (``kind << 16 | round``) and each element its own index, so a replica's numbers
+depend only on its seed, the iteration, the draw and the element: the same at any R, chunking and
+device, but not the single fit's. Initial weights, the fixed partition, the student's row pool
+and its fixed conditional vectors (set-up draws) still come from the replica's own streams, as
+in the other families; the logistic teachers' fits draw nothing. Same distributions as the
+default: N(0, 1) latents, conditional vectors by the replica's category frequencies, Gumbel and
+dropout uniforms, a uniform partition and uniform rows of each block, uniform real batches of the
+pool, uniform penalty pairs, Laplace vote noise as the difference of two exponentials. A
+replica-iteration takes about a million words at the benchmark's sizes, so the words are
+evaluated one phase at a time (the teacher phase, each epoch's batches, each critic step, each
+generator step), one vectorised call per phase for every live replica.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, ClassVar, Sequence
 
 import numpy as np
 import torch
@@ -64,8 +79,18 @@ from ..implementations.engine import PateGenerator
 from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
 from .neural import replica_votes, stack_teachers
 from .stack import copy_optimizer_state, keep_replicas, keep_rows, state_slice, solver_replicas, shape_signature, unstack_into
+from .streams import Draws, as_integers, as_laplace, as_normal, as_permutation, as_uniform, as_uniform64, stream_keys
 
-__all__ = ["SynthcityStep", "StackedNet", "clip_per_replica", "supports", "run"]
+__all__ = ["SynthcityStep", "CounterSynthcityStep", "StackedNet", "clip_per_replica", "supports", "run", "STREAM_MODES"]
+
+#: the ``streams`` this family's batched step runs (see :func:`pategan_audit.implementations.fit_many`)
+STREAM_MODES = ("torch", "counter")
+#: stream id of this family's training draws (the WGAN loop's is 1, the neural family's 2, updated's 3)
+STREAM_ID = 4
+#: the draw kinds of an iteration; a draw's id is ``kind << 16 | round`` (teacher round, epoch,
+#: critic step or generator step of the iteration, or 0)
+(ROWS, TEACHER_Z, TEACHER_COND, TEACHER_GUMBEL, BATCH, CRITIC_Z, CRITIC_COND, CRITIC_GUMBEL, CRITIC_DROP,
+ CRITIC_E, NOISE, PAIRS, GEN_Z, GEN_COND, GEN_GUMBEL, GEN_DROP) = range(1, 17)
 
 
 class StackedNet:
@@ -140,7 +165,11 @@ def _gumbel_softmax(logits: torch.Tensor, u: torch.Tensor, tau: float) -> torch.
 
 
 class SynthcityStep(ReplicaStep):
-    """One iteration of R ``synthcity`` replicas (see the module docstring)."""
+    """One iteration of R ``synthcity`` replicas (see the module docstring), each replica drawing
+    from its own streams in the single fit's order."""
+
+    #: the stream mode of this step (:data:`STREAM_MODES`)
+    streams: ClassVar[str] = "torch"
 
     def __init__(self, models: Sequence[PateGenerator], device: torch.device):
         super().__init__(models, device)
@@ -362,37 +391,33 @@ class SynthcityStep(ReplicaStep):
             logits = torch.matmul(f.coef.reshape(R, self.k, D), fake.to(torch.float64).mT) + f.intercept.reshape(R, self.k, 1)
         return (logits > 0).to(torch.int64).sum(dim=1)
 
-    def _latent_fakes(self, models: Sequence[PateGenerator], n: int) -> torch.Tensor:
-        """Generated rows from ``training_latent(n)`` of every replica without gradients -> [R, n, D] (CPU)."""
+    def _latent_fakes(self, models: Sequence[PateGenerator], n: int, rnd: int = 0) -> torch.Tensor:
+        """Generated rows from ``training_latent(n)`` of every replica without gradients -> [R, n, D]
+        (CPU), for teacher round ``rnd`` (in the single fit's order: the round is the order itself)."""
         latent, *uniforms = self._stack(models, lambda m: (m.training_latent(n), *self._gumbel_draws(n, m.train_gen)))
         with torch.no_grad():
             return self._generate(latent, uniforms).cpu()
 
     # -- one iteration ------------------------------------------------------------------------
     def _teacher_phase(self, models: list[PateGenerator], it: int, on: np.ndarray) -> None:
-        cfg, k, R = self.cfg, self.k, len(models)
+        k, R = self.k, len(models)
         if self.own:  # the model's own teachers, by its strategy
             models[0].train_teachers(it)
             return
         X = self.X.cpu()
         if not self.logistic:  # B2 fixed: persistent neural teachers on their fixed blocks
             B = self.B
-            for _ in range(models[0].teacher_phase_.rounds):  # the single fit's strategy
-                rows = torch.stack([m.sampler.sample(B, generator=m.train_gen) for m in models])  # [R, k, B]
+            for rnd in range(models[0].teacher_phase_.rounds):  # the single fit's strategy
+                rows = self._neural_rows(models, rnd)  # [R, k, B]
                 record_seen(models, rows, on)
-                fake = self._latent_fakes(models, k * B)
+                fake = self._latent_fakes(models, k * B, rnd)
                 real = X[torch.arange(R)[:, None, None], rows]
                 self.teachers.train_step(real.reshape(R * k, B, -1), fake.reshape(R * k, B, -1))
             for m in models:
                 m.keep_first_subsets(m.fixed_blocks_)
             return
-        rows = []
-        for m in models:
-            N = m.X_.shape[0]
-            blocks = permutation_blocks(N, k, rng=m.partition_rng) if cfg.partition == "resample_each_iteration" else m.fixed_blocks_
-            n_fit = min(m.batch_size_, len(blocks[0])) if cfg.harness else len(blocks[0])
-            rows.append(torch.as_tensor(np.stack([m.partition_rng.permutation(b)[:n_fit] for b in blocks])))
-        rows_t = torch.stack(rows)  # [R, k, n_fit]
+        rows_t = self._refit_rows(models)  # [R, k, n_fit]
+        rows = list(rows_t)
         n_fit = rows_t.shape[2]
         fake = self._latent_fakes(models, k * n_fit)
         real = X[torch.arange(R)[:, None, None], rows_t]  # [R, k, n_fit, D]
@@ -400,6 +425,75 @@ class SynthcityStep(ReplicaStep):
         record_seen(models, rows_t, on)
         for m, r in zip(models, rows):
             m.keep_first_subsets([x.numpy() for x in r])
+
+    def _neural_rows(self, models: Sequence[PateGenerator], rnd: int) -> torch.Tensor:
+        """``[R, k, B]`` row positions of neural teacher round ``rnd`` (each replica's sampler)."""
+        return torch.stack([m.sampler.sample(self.B, generator=m.train_gen) for m in models])
+
+    def _refit_rows(self, models: Sequence[PateGenerator]) -> torch.Tensor:
+        """``[R, k, n_fit]`` rows of the logistic teachers' fits (B2): a shuffled harness batch (released:
+        the whole block) of each block of the fixed partition, or of a new one (V5), from each
+        replica's ``partition_rng``."""
+        cfg, k = self.cfg, self.k
+        rows = []
+        for m in models:
+            N = m.X_.shape[0]
+            blocks = permutation_blocks(N, k, rng=m.partition_rng) if cfg.partition == "resample_each_iteration" else m.fixed_blocks_
+            n_fit = min(m.batch_size_, len(blocks[0])) if cfg.harness else len(blocks[0])
+            rows.append(torch.as_tensor(np.stack([m.partition_rng.permutation(b)[:n_fit] for b in blocks])))
+        return torch.stack(rows)
+
+    def _real_batches(self, models: Sequence[PateGenerator], epoch: int) -> list[torch.Tensor]:
+        """Epoch ``epoch``'s real batches ``[R, b]`` (int64 positions, CPU): each replica's
+        permutation of its pool (``real_batches``)."""
+        batches = [m.real_batches() for m in models]
+        return [torch.as_tensor(np.stack([bs[j] for bs in batches]), dtype=torch.int64) for j in range(len(batches[0]))]
+
+    def _vote_noise(self, step: int) -> torch.Tensor | None:
+        """The vote noise of critic step ``step`` for every replica, or None: each replica draws
+        its own from ``noise_gen`` when it releases (:func:`~.loop.release_votes`)."""
+        return None
+
+    def _begin_draws(self, it: int) -> None:
+        """Before iteration ``it``'s draws (the counter streams key them by it)."""
+
+    def _end_draws(self) -> None:
+        """After the iteration (or its failure): drop what :meth:`_begin_draws` held."""
+
+    def _critic_draws(self, models: Sequence[PateGenerator], b: int, step: int) -> tuple:
+        """The draws of critic step ``step`` on batches of ``b`` rows, stacked ``[R, ...]`` on the
+        device: ``(z, uniforms, keep1, keep2, e, keep3)`` with ``student_reads_real`` (z, the head's
+        uniforms, the dropout masks of the fake, real and penalty passes, the penalty's weights),
+        else ``(cond, z, uniforms, keep1)``; each replica's in the single fit's order."""
+        ng, nd = len(self.groups), len(self.st_dropout)
+        if not self.reads_real:
+            cond, z, *rest = self._stack(models, self._fresh_cond_draw(b))  # cond, z, head, dropout(fake)
+            return cond, z, rest[:ng], rest[ng:]
+
+        def draw(m: PateGenerator):
+            g = m.train_gen  # single-fit order: z, head, dropout(fake), dropout(real), e, dropout(penalty)
+            z = torch.randn(b, self.H, generator=g)
+            u = self._gumbel_draws(b, g)
+            d1, d2 = self._dropout_draws(b, g), self._dropout_draws(b, g)
+            e = torch.rand(b, 1, generator=g)
+            return (z, *u, *d1, *d2, e, *self._dropout_draws(b, g))
+
+        z, *rest = self._stack(models, draw)
+        return (z, rest[:ng], rest[ng:ng + nd], rest[ng + nd:ng + 2 * nd], rest[ng + 2 * nd], rest[ng + 2 * nd + 1:])
+
+    def _generator_draws(self, models: Sequence[PateGenerator], b: int, step: int) -> tuple:
+        """The draws of generator step ``step``: ``(cond or None, z, uniforms, keeps)`` (cond
+        drawn only when the student does not read real rows), stacked on the device."""
+        ng = len(self.groups)
+        if self.reads_real:
+            def draw(m: PateGenerator):
+                g = m.train_gen  # single-fit order: z, head, dropout(critic)
+                return (torch.randn(b, self.H, generator=g), *self._gumbel_draws(b, g), *self._dropout_draws(b, g))
+
+            z, *rest = self._stack(models, draw)
+            return None, z, rest[:ng], rest[ng:]
+        cond, z, *rest = self._stack(models, self._fresh_cond_draw(b))  # cond, z, head, dropout(critic)
+        return cond, z, rest[:ng], rest[ng:]
 
     def _fresh_cond_draw(self, b: int) -> Callable[[PateGenerator], tuple]:
         """A replica's draws when the student does not read real rows (``student_reads_real``
@@ -413,39 +507,27 @@ class SynthcityStep(ReplicaStep):
 
         return draw
 
-    def _critic_step(self, models: list[PateGenerator], rows: torch.Tensor, on: np.ndarray) -> None:
+    def _critic_step(self, models: list[PateGenerator], rows: torch.Tensor, on: np.ndarray, step: int = 0) -> None:
         """One student (WGAN-GP critic, upstream ``plugins/core/models/gan.py``) step of every replica
         on its real batch ``rows`` [R, b] (positions into its table): the fakes are labelled by the
         noisy teacher vote (votes, noise, the O4 skip rule, accountant: :func:`~.loop.release_votes`).
         With ``student_reads_real`` (O1) the real rows are "real" examples and the gradient penalty
         interpolates real and fake rows; otherwise only the labelled fakes enter (positives = label
         1). Loss ``−mean(D(real ∪ fakes labelled 1)) + mean(D(fakes labelled 0)) + w·GP``, the
-        gradient norm clipped per replica, one Adam step."""
-        cfg, H, dev = self.cfg, self.H, self.device
+        gradient norm clipped per replica, one Adam step. ``step``: the critic step's index in the iteration."""
+        cfg, dev = self.cfg, self.device
         R, b = rows.shape
         ar = torch.arange(R, device=dev)[:, None]
         rows_d = rows.to(dev)
-        nd, ng = len(self.st_dropout), len(self.groups)
         zero = torch.zeros((), device=dev)
         if self.reads_real:
-            def draw(m: PateGenerator):
-                g = m.train_gen  # single-fit order: z, head, dropout(fake), dropout(real), e, dropout(penalty)
-                z = torch.randn(b, H, generator=g)
-                u = self._gumbel_draws(b, g)
-                d1, d2 = self._dropout_draws(b, g), self._dropout_draws(b, g)
-                e = torch.rand(b, 1, generator=g)
-                return (z, *u, *d1, *d2, e, *self._dropout_draws(b, g))
-
-            z, *rest = self._stack(models, draw)
-            u, keep1, keep2 = rest[:ng], rest[ng:ng + nd], rest[ng + nd:ng + 2 * nd]
-            e, keep3 = rest[ng + 2 * nd], rest[ng + 2 * nd + 1:]
+            z, u, keep1, keep2, e, keep3 = self._critic_draws(models, b, step)
             cond = self.cond[ar, rows_d]  # [R, b, C]
         else:
-            cond, z, *rest = self._stack(models, self._fresh_cond_draw(b))  # cond, z, head, dropout(fake)
-            u, keep1 = rest[:ng], rest[ng:]
+            cond, z, u, keep1 = self._critic_draws(models, b, step)
         with torch.no_grad():
             fake_raw = self._generate(torch.cat([z, cond], dim=-1), u)
-        labels = release_votes(models, self._votes(fake_raw), on).to(dev).bool()  # [R, b]
+        labels = release_votes(models, self._votes(fake_raw), on, noise=self._vote_noise(step)).to(dev).bool()  # [R, b]
         fake = torch.cat([fake_raw, cond], dim=-1)
         d_fake = self._critic(fake, keep1)  # [R, b]
         n_pos = labels.sum(dim=1)
@@ -462,7 +544,7 @@ class SynthcityStep(ReplicaStep):
             a, c, gp = real, fake, None
         else:  # only the PATE-labelled fakes; the penalty pairs random positives and negatives
             err_real = torch.where(n_pos > 0, pos_sum / n_pos.clamp_min(1), zero)
-            a, c, e, keep3, gp = self._penalty_pairs(models, fake, labels)
+            a, c, e, keep3, gp = self._penalty_pairs(models, fake, labels, step)
         x = (e * a + (1.0 - e) * c).detach().requires_grad_(True)
         d = self._critic(x, keep3)
         (grad,) = torch.autograd.grad(d.sum(), x, create_graph=True)
@@ -473,7 +555,7 @@ class SynthcityStep(ReplicaStep):
         grads = torch.autograd.grad(loss, self.student.params)
         self.student.step(list(grads), float(cfg.clipping_value))
 
-    def _penalty_pairs(self, models: list[PateGenerator], fake: torch.Tensor, labels: torch.Tensor):
+    def _penalty_pairs(self, models: list[PateGenerator], fake: torch.Tensor, labels: torch.Tensor, step: int = 0):
         """``student_reads_real=False``: each replica with both positive and negative fakes draws
         b random positives and b random negatives (``randint`` from its ``train_gen``), then the
         penalty's weights and dropout masks; the others draw nothing and get no penalty."""
@@ -501,24 +583,17 @@ class SynthcityStep(ReplicaStep):
         c = fake[ar, torch.from_numpy(neg_idx).to(dev)]
         return a, c, e.to(dev), [k.to(dev) for k in keeps], torch.from_numpy(gp).to(dev)
 
-    def _generator_step(self, models: list[PateGenerator], rows: torch.Tensor) -> None:
+    def _generator_step(self, models: list[PateGenerator], rows: torch.Tensor, step: int = 0) -> None:
         """One generator step of every replica: ``−mean(D(G(z) ⊕ cond))`` plus the conditional loss,
-        the gradient norm clipped per replica, one Adam step."""
-        cfg, H = self.cfg, self.H
+        the gradient norm clipped per replica, one Adam step. ``step``: its index in the iteration."""
+        cfg = self.cfg
         R, b = rows.shape
-        ng = len(self.groups)
+        cond, z, u, keeps = self._generator_draws(models, b, step)
         if self.reads_real:
-            def draw(m: PateGenerator):
-                g = m.train_gen  # single-fit order: z, head, dropout(critic)
-                return (torch.randn(b, H, generator=g), *self._gumbel_draws(b, g), *self._dropout_draws(b, g))
-
-            z, *rest = self._stack(models, draw)
             cond = self.cond[torch.arange(R, device=self.device)[:, None], rows.to(self.device)]
             cond_np = self.cond_np[np.arange(R)[:, None], rows.numpy()]
         else:
-            cond, z, *rest = self._stack(models, self._fresh_cond_draw(b))  # cond, z, head, dropout(critic)
             cond_np = cond.cpu().numpy()
-        u, keeps = rest[:ng], rest[ng:]
         fake_raw = self._generate(torch.cat([z, cond], dim=-1), u)
         for p in self.student.params:  # the generator step needs no critic gradient
             p.requires_grad_(False)
@@ -570,17 +645,22 @@ class SynthcityStep(ReplicaStep):
         on = np.ones(len(models), dtype=bool)
         for m in models:
             m.trace.extra["skipped_batches"].append(0)
-        self._teacher_phase(models, it, on)
         epochs, d_steps = self.schedule
-        for _ in range(epochs):
-            batches = [m.real_batches() for m in models]  # each replica's permutation of its pool
-            for j in range(len(batches[0])):
-                rows = torch.as_tensor(np.stack([bs[j] for bs in batches]), dtype=torch.int64)  # [R, b]
-                for _ in range(d_steps):
-                    if rows.shape[1] == 0:
-                        continue
-                    self._critic_step(models, rows, on)
-                self._generator_step(models, rows)
+        self._begin_draws(it)
+        try:
+            self._teacher_phase(models, it, on)
+            s = g = 0  # critic and generator steps of this iteration
+            for epoch in range(epochs):
+                for rows in self._real_batches(models, epoch):  # [R, b]: each replica's permutation of its pool
+                    for _ in range(d_steps):
+                        if rows.shape[1] == 0:
+                            continue
+                        self._critic_step(models, rows, on, s)
+                        s += 1
+                    self._generator_step(models, rows, g)
+                    g += 1
+        finally:
+            self._end_draws()
 
     def write_back(self, r: int) -> None:
         if self.own:  # the model's own networks were trained
@@ -600,6 +680,263 @@ class SynthcityStep(ReplicaStep):
                                          converged=f.converged[sl].clone(), n_cg=f.n_cg)
 
 
+class CounterSynthcityStep(SynthcityStep):
+    """:class:`SynthcityStep` with every draw of an iteration from counter-based streams
+    (:mod:`.streams`; the module docstring's stream mode). Layout of replica r's words, per draw:
+    a latent's ``Z`` (``n·H`` normals, row i's at ``i·H .. i·H + H − 1``), ``COND`` (the first n
+    words pick each row's discrete column, the next 2n its category's float64 uniform), ``GUMBEL``
+    (``n·G`` uniforms, the head's width groups side by side in each row); ``ROWS`` of the logistic
+    teachers: word i keys table position i (a new partition: a permutation of the rows cut into
+    the k blocks of ``⌊N/k⌋``, then the first ``n_fit`` of each), or word ``j·k + t`` position j of
+    fixed block t; of a neural round, word ``t·W + j`` position j of teacher t's block (the B
+    smallest keys pick its rows); ``BATCH`` of an epoch: word i keys position i of the student's
+    pool; per critic step ``CRITIC_DROP`` (the fake, real and penalty passes' keep masks),
+    ``CRITIC_E`` (the penalty's weights), ``NOISE`` (four words per Laplace value, ``[b]`` or
+    ``[b, 2]``) and ``PAIRS`` (b positives then b negatives, ``student_reads_real=False``); per
+    generator step ``GEN_DROP``. A replica's key is its training streams' seed (``_seed()``: with
+    ``reseed_each_fit``, O2, seed 0 for all, so they draw alike, as in the default mode; only the
+    set-up's upstream data sampler reads the user's seed). Element indices never depend on the group's other tables (padded
+    rows and pools are ordered last), so a replica of a group of several tables draws what it draws
+    alone. Even one replica trains stacked copies (no single fit has these draws)."""
+
+    streams: ClassVar[str] = "counter"
+
+    def __init__(self, models: Sequence[PateGenerator], device: torch.device):
+        seeds = [m.stream_root() for m in models]  # the training streams' root: 0 for every replica under O2's reseeding
+        bad = [s for s in seeds if s is None or isinstance(s, bool) or int(s) < 0]
+        if bad:
+            raise ValueError(f"streams='counter' keys each replica by its seed; got seed {bad[0]!r}, pass non-negative seeds")
+        super().__init__(models, device)
+        m0, k, B, R = self.models[0], self.k, self.B, len(self.models)
+        self.scale = float(m0.laplace_scale())
+        self.two_noise = self.cfg.vote_mechanism == "two_noise_argmax"
+        self.keys = stream_keys([int(s) for s in seeds], STREAM_ID, device)  # [R, 2], every replica of the group
+        self.widths = [int(np.prod(s)) for s in self.group_shapes]  # the head's uniforms per row and group
+        self.Wd = int(sum(self.st_dropout))
+        if self.C:  # each replica's category frequencies (its own table's: D and D' differ)
+            self.cum_probs = torch.stack([m.cond_sampler.cum_probs for m in self.models]).to(device)  # [R, J, w]
+            self.offsets = torch.tensor(m0.cond_sampler.offsets, dtype=torch.int64, device=device)  # a copy: snapshots
+        self.N = torch.as_tensor([int(m.X_.shape[0]) for m in self.models])
+        pools = [torch.as_tensor(np.asarray(m.student_pool_), dtype=torch.int64) for m in self.models]
+        self.P = torch.as_tensor([len(p) for p in pools])
+        self.pool = torch.zeros(R, int(self.P.max()), dtype=torch.int64)  # padded: positions past P_r sort last
+        for r, p in enumerate(pools):
+            self.pool[r, :len(p)] = p
+        teacher: dict[int, int] = {}
+        if self.logistic:
+            m_first = len(m0.fixed_blocks_[0])
+            self.n_fit = min(B, m_first) if self.cfg.harness else m_first  # equal in a group (signature)
+            self.resample = self.cfg.partition == "resample_each_iteration"
+            if self.resample:
+                teacher[ROWS << 16] = int(self.N.max())
+            else:
+                self.m_r = torch.as_tensor([len(m.fixed_blocks_[0]) for m in self.models])
+                self.fixed = torch.zeros(R, k, int(self.m_r.max()), dtype=torch.int64)
+                for r, m in enumerate(self.models):
+                    self.fixed[r, :, :int(self.m_r[r])] = torch.as_tensor(np.stack(m.fixed_blocks_))
+                teacher[ROWS << 16] = k * int(self.m_r.max())
+            self._latent_sizes(teacher, (TEACHER_Z, TEACHER_COND, TEACHER_GUMBEL), 0, k * self.n_fit)
+            rounds = 1
+        else:
+            for m in self.models:  # what the default sampler checks at every draw, once
+                m.sampler.check(B)
+            self.table = torch.stack([m.sampler.table for m in self.models])  # [R, k, W] (equal blocks: signature)
+            self.W = int(self.table.shape[-1])
+            rounds = int(m0.teacher_phase_.rounds)
+            for rnd in range(rounds):
+                teacher[ROWS << 16 | rnd] = k * self.W
+                self._latent_sizes(teacher, (TEACHER_Z, TEACHER_COND, TEACHER_GUMBEL), rnd, k * B)
+        epochs, d_steps = self.schedule
+        P0 = int(self.P[0])  # rows per real batch are equal in a group (signature)
+        self.one_batch = bool(self.cfg.harness or m0.paper_hyperparameters())
+        sizes = [min(B, P0)] if self.one_batch else [min(B, P0 - i) for i in range(0, P0, B)]
+        steps = epochs * len(sizes)
+        if max(rounds, epochs, steps * d_steps) >= 1 << 16:
+            raise ValueError(f"streams='counter' numbers at most 65,535 teacher rounds, epochs and critic steps per iteration, "
+                             f"got {rounds}, {epochs} and {steps * d_steps}")
+        phases = [teacher] + [{BATCH << 16 | e: int(self.P.max())} for e in range(epochs)]
+        s = 0
+        for g, b in enumerate(sizes * epochs):
+            for _ in range(d_steps):
+                phases.append(self._critic_sizes(b, s))
+                s += 1
+            gen: dict[int, int] = {}
+            self._latent_sizes(gen, (GEN_Z, GEN_COND, GEN_GUMBEL), g, b, cond=not self.reads_real)
+            if self.Wd:
+                gen[GEN_DROP << 16 | g] = b * self.Wd
+            phases.append(gen)
+        self.phase_sizes = phases
+        self.phase_of = {d: p for p, ds in enumerate(phases) for d in ds}
+        self._rekey(None)
+        self._it: int | None = None
+        self._held: tuple[int, dict[int, torch.Tensor]] | None = None
+
+    def _latent_sizes(self, sizes: dict[int, int], kinds: tuple[int, int, int], rnd: int, n: int, *, cond: bool = True) -> None:
+        """Words of n latent rows (z, conditional vectors where drawn, the head's uniforms) into ``sizes``."""
+        kz, kc, kg = kinds
+        sizes[kz << 16 | rnd] = n * self.H + (n * self.H) % 2  # as_normal reads pairs
+        if cond and self.C:
+            sizes[kc << 16 | rnd] = 3 * n
+        if self.widths:
+            sizes[kg << 16 | rnd] = n * sum(self.widths)
+
+    def _critic_sizes(self, b: int, s: int) -> dict[int, int]:
+        sizes: dict[int, int] = {}
+        self._latent_sizes(sizes, (CRITIC_Z, CRITIC_COND, CRITIC_GUMBEL), s, b, cond=not self.reads_real)
+        if self.Wd:
+            sizes[CRITIC_DROP << 16 | s] = 3 * b * self.Wd
+        sizes[CRITIC_E << 16 | s] = b
+        sizes[NOISE << 16 | s] = 4 * b * (2 if self.two_noise else 1)
+        if not self.reads_real:
+            sizes[PAIRS << 16 | s] = 2 * b
+        return sizes
+
+    def _rekey(self, backend: str | None) -> None:
+        """One :class:`~.streams.Draws` per phase of an iteration, for the live replicas' keys."""
+        self.phases = [Draws(self.keys, sizes, backend=backend) for sizes in self.phase_sizes]
+
+    @staticmethod
+    def trains_own_networks(replicas: int, device: torch.device) -> bool:
+        return False
+
+    def _compact(self, active: np.ndarray) -> None:
+        before = list(self.live)
+        super()._compact(active)
+        if self.live == before:
+            return
+        keep = torch.as_tensor([before.index(i) for i in self.live])  # positions in the old stacks
+        self.keys = self.keys[keep.to(self.keys.device)]
+        self._rekey(self.phases[0].backend)
+        self.N, self.P, self.pool = self.N[keep], self.P[keep], self.pool[keep]
+        if self.C:
+            self.cum_probs = self.cum_probs[keep.to(self.device)]
+        if not self.logistic:
+            self.table = self.table[keep]
+        elif not self.resample:
+            self.m_r, self.fixed = self.m_r[keep], self.fixed[keep]
+
+    def _begin_draws(self, it: int) -> None:
+        self._it, self._held = it, None
+
+    def _end_draws(self) -> None:
+        self._it, self._held = None, None  # views of one array: never part of a snapshot
+
+    def _words(self, kind: int, rnd: int = 0) -> torch.Tensor:
+        """Words ``[R, n]`` of draw ``kind << 16 | rnd`` at this iteration; its phase's draws are
+        evaluated in one call the first time one of them is read, and held until the next phase's."""
+        d = kind << 16 | rnd
+        p = self.phase_of[d]
+        if self._held is None or self._held[0] != p:
+            self._held = (p, self.phases[p](self._it))
+        return self._held[1][d]
+
+    # -- draws from words ---------------------------------------------------------------------
+    def _z(self, kind: int, rnd: int, n: int) -> torch.Tensor:
+        return as_normal(self._words(kind, rnd))[:, :n * self.H].reshape(-1, n, self.H)
+
+    def _cond_vectors(self, kind: int, rnd: int, n: int) -> torch.Tensor:
+        """``[R, n, C]`` conditional vectors as :class:`~pategan_audit.implementations.synthcity.ConditionalSampler`
+        draws them (a discrete column uniformly, a category by the replica's frequencies)."""
+        R = len(self.live)
+        if not self.C:
+            return torch.zeros(R, n, 0, device=self.device)
+        w = self._words(kind, rnd)
+        col = as_integers(w[:, :n], len(self.blocks))  # [R, n]
+        u = as_uniform64(w[:, n:])  # [R, n]
+        cp = torch.gather(self.cum_probs, 1, col[..., None].expand(-1, -1, self.cum_probs.shape[-1]))  # [R, n, w]
+        cat = (cp > u[..., None]).to(torch.int64).argmax(dim=-1)
+        cond = torch.zeros(R, n, self.C, device=w.device)
+        return cond.scatter_(2, (self.offsets[col] + cat)[..., None], 1.0)
+
+    def _uniforms(self, kind: int, rnd: int, n: int) -> list[torch.Tensor]:
+        """The head's uniforms ``[R, n, blocks, width]`` per width group."""
+        if not self.widths:
+            return []
+        u = as_uniform(self._words(kind, rnd)).reshape(-1, n, sum(self.widths))
+        out, a = [], 0
+        for shape, size in zip(self.group_shapes, self.widths):
+            out.append(u[..., a:a + size].reshape(-1, n, *shape))
+            a += size
+        return out
+
+    def _keeps(self, kind: int, rnd: int, n: int, passes: int, p: int) -> list[torch.Tensor]:
+        """The critic's dropout keep masks ``[R, n, width]`` of forward pass ``p`` of ``passes``."""
+        if not self.Wd:
+            return []
+        keep = as_uniform(self._words(kind, rnd).reshape(-1, passes, n, self.Wd)[:, p]) >= self.st_p
+        out, a = [], 0
+        for w in self.st_dropout:
+            out.append(keep[..., a:a + w])
+            a += w
+        return out
+
+    # -- the hooks of SynthcityStep -----------------------------------------------------------
+    def _latent_fakes(self, models: Sequence[PateGenerator], n: int, rnd: int = 0) -> torch.Tensor:
+        latent = torch.cat([self._z(TEACHER_Z, rnd, n), self._cond_vectors(TEACHER_COND, rnd, n)], dim=-1)
+        with torch.no_grad():
+            return self._generate(latent, self._uniforms(TEACHER_GUMBEL, rnd, n)).cpu()
+
+    def _neural_rows(self, models: Sequence[PateGenerator], rnd: int) -> torch.Tensor:
+        pos = as_permutation(self._words(ROWS, rnd).reshape(len(models), self.k, self.W), first=self.B)
+        return torch.gather(self.table, 2, pos.cpu())
+
+    def _refit_rows(self, models: Sequence[PateGenerator]) -> torch.Tensor:
+        R, k, n_fit = len(models), self.k, self.n_fit
+        w = self._words(ROWS, 0)
+        j = torch.arange(n_fit)
+        if self.resample:  # the first N_r entries of row r permute range(N_r); block t is entries t·m .. t·m + m − 1
+            perm = as_permutation(w, lengths=self.N.to(w.device)).cpu()
+            idx = torch.arange(k)[None, :, None] * (self.N // k)[:, None, None] + j  # [R, k, n_fit]
+            return torch.gather(perm, 1, idx.reshape(R, -1)).reshape(R, k, n_fit)
+        keys = w.reshape(R, -1, k).transpose(1, 2)  # [R, k, W]: word j·k + t keys position j of block t
+        pos = as_permutation(keys, lengths=self.m_r[:, None].to(w.device), first=n_fit).cpu()
+        return torch.gather(self.fixed, 2, pos)
+
+    def _real_batches(self, models: Sequence[PateGenerator], epoch: int) -> list[torch.Tensor]:
+        w = self._words(BATCH, epoch)
+        lengths = self.P.to(w.device)
+        if self.one_batch:
+            return [torch.gather(self.pool, 1, as_permutation(w, lengths=lengths, first=min(self.B, int(self.P[0]))).cpu())]
+        order = torch.gather(self.pool, 1, as_permutation(w, lengths=lengths).cpu())
+        return [order[:, i:i + self.B].contiguous() for i in range(0, int(self.P[0]), self.B)]
+
+    def _vote_noise(self, step: int) -> torch.Tensor:
+        noise = as_laplace(self._words(NOISE, step), self.scale)  # [R, b] or [R, 2b]
+        return noise.reshape(noise.shape[0], -1, 2) if self.two_noise else noise
+
+    def _critic_draws(self, models: Sequence[PateGenerator], b: int, step: int) -> tuple:
+        z, u = self._z(CRITIC_Z, step, b), self._uniforms(CRITIC_GUMBEL, step, b)
+        keep1 = self._keeps(CRITIC_DROP, step, b, 3, 0)
+        if not self.reads_real:
+            return self._cond_vectors(CRITIC_COND, step, b), z, u, keep1
+        e = as_uniform(self._words(CRITIC_E, step)).reshape(-1, b, 1)
+        return z, u, keep1, self._keeps(CRITIC_DROP, step, b, 3, 1), e, self._keeps(CRITIC_DROP, step, b, 3, 2)
+
+    def _generator_draws(self, models: Sequence[PateGenerator], b: int, step: int) -> tuple:
+        cond = None if self.reads_real else self._cond_vectors(GEN_COND, step, b)
+        return cond, self._z(GEN_Z, step, b), self._uniforms(GEN_GUMBEL, step, b), self._keeps(GEN_DROP, step, b, 1, 0)
+
+    def _penalty_pairs(self, models: list[PateGenerator], fake: torch.Tensor, labels: torch.Tensor, step: int = 0):
+        """As :meth:`SynthcityStep._penalty_pairs`, vectorised: b positives and b negatives drawn
+        uniformly (with replacement) per replica from ``PAIRS``; replicas without both get no penalty."""
+        R, b, _ = fake.shape
+        dev = self.device
+        lab = labels.cpu()
+        n_pos = lab.sum(dim=1)
+        n_neg = b - n_pos
+        gp = (n_pos > 0) & (n_neg > 0)
+        w = self._words(PAIRS, step).cpu()
+        i = as_integers(w[:, :b], n_pos.clamp_min(1)[:, None])
+        j = as_integers(w[:, b:], n_neg.clamp_min(1)[:, None])
+        order = torch.argsort((~lab).to(torch.int64), dim=1, stable=True)  # each replica's positives, then its negatives
+        pos_idx = torch.gather(order, 1, i)
+        neg_idx = torch.gather(order, 1, (n_pos[:, None] + j).clamp_max(b - 1))
+        ar = torch.arange(R, device=dev)[:, None]
+        e = as_uniform(self._words(CRITIC_E, step)).reshape(R, b, 1).to(dev)
+        keeps = [k.to(dev) for k in self._keeps(CRITIC_DROP, step, b, 3, 2)]
+        return fake[ar, pos_idx.to(dev)], fake[ar, neg_idx.to(dev)], e, keeps, gp.to(dev)
+
+
 def supports(config) -> bool:
     """Every setting of ``synthcity`` is batched: as benchmarked and as released (harness,
     hyperparameters), both teacher models (B2), partitions (V5), the switches O1-O4 and O10, vote
@@ -607,5 +944,11 @@ def supports(config) -> bool:
     return True
 
 
-def run(models, frames, label, *, device, on_done=None) -> None:
-    run_pate_replicas(models, frames, label, SynthcityStep, device=device, on_done=on_done)
+def run(models, frames, label, *, device, on_done=None, streams: str = "torch") -> None:
+    """Fit ``models`` as one batched computation per stackable group (:func:`~.loop.run_pate_replicas`);
+    ``streams``: "torch" (each replica's own generators, the single fit's numbers) or "counter"
+    (:class:`CounterSynthcityStep`)."""
+    if streams not in STREAM_MODES:
+        raise ValueError(f"streams must be one of {STREAM_MODES}, got {streams!r}")
+    step = CounterSynthcityStep if streams == "counter" else SynthcityStep
+    run_pate_replicas(models, frames, label, step, device=device, on_done=on_done)

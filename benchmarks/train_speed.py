@@ -29,15 +29,44 @@ run is recorded, since other jobs on the machine distort both arms.
 
 Run: ``python benchmarks/train_speed.py [--repeats 5]``; prints a table and writes
 ``results/benchmarks/train_speed.json`` atomically.
+
+3. A whole fit, two source trees (``--single-fit --base COMMIT``): is a single fit of each preset
+   no slower than at ``COMMIT`` (issue 39, "Done when")? ``COMMIT`` is checked out as a detached
+   git worktree under the temporary directory (removed at the end, also on error); two
+   long-lived worker processes, one importing the package from that tree's ``src`` and one from
+   this working tree's, each time ``create(name, seed=s, **kw).fit(cervical_train, label)`` on
+   the same pickled training frame, with the run options' training threads (default 1). After
+   one untimed warm-up fit each, the arms alternate ABBA over ``--rounds`` (default 5), so a
+   change in machine load hits both: the ratio of medians survives a busy machine that the
+   absolute seconds do not. Process CPU time (in the worker) and wall time of every fit, and
+   the 1-minute load average before and after each, are recorded. ``max_iter`` per preset
+   (:data:`SINGLE_FIT_KWARGS`) makes one fit take about 1-3 s here; smartnoise and corrected stop
+   by their budget at ε = 1. The two trees must fit the same numbers (the redesign kept every
+   digest): ``sample(50, seed=0)`` of each pair of fits is compared to 1e-6 and a preset that
+   differs is reported. The new arm is the working tree, so the JSON lists its uncommitted
+   changes under ``src``. A worker runs this script (``--worker``), so the base tree must have
+   the modules imported below. ``python benchmarks/train_speed.py --single-fit --base COMMIT
+   [--presets ...] [--rounds 5]`` prints a table and writes
+   ``results/benchmarks/train_speed_single_fit.json`` atomically.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
 import os
+import pickle
 import platform
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
+import traceback
 import warnings
+from pathlib import Path
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -45,6 +74,7 @@ from sklearn.linear_model import LogisticRegression
 
 from pategan_audit import datasets, runner
 from pategan_audit.components.teachers import LogisticTeachers, NeuralTeachers
+from pategan_audit.implementations import create
 
 SETTINGS = [("epileptic_seizure", 11), ("cervical_cancer", 5)]
 B, N_T, N_S = 64, 5, 5
@@ -149,13 +179,291 @@ def logistic_case(X: torch.Tensor, k: int, iterations: int, repeats: int) -> dic
     return {"case": "logistic", "k": k, "D": D, "rows_per_teacher": 2 * m, "iterations": iterations, **timing}
 
 
-def main() -> None:
+#: the presets the single-fit comparison times, in this order
+SINGLE_FIT_PRESETS = ("original", "updated", "synthcity", "turing", "borealis", "smartnoise", "corrected", "gnmax")
+#: settings of each timed fit, the same in both trees: about 1-3 s of CPU per fit on Cervical
+#: (measured per iteration at one thread: original 15 ms, updated 12 ms, synthcity 0.35 s, turing
+#: 13 ms, borealis 27 ms); smartnoise and corrected keep their cap and stop by their budget at
+#: ε = 1 (about 33 iterations); a gnmax iteration is ``generator_steps`` student steps (1,000 by
+#: default, about 10 s), so one iteration of 200. The paper's k = max(2, N // 1000) = 2 teachers
+#: (gnmax: its own rule from N, ε, δ); corrected and gnmax get the dataset's bounds as public.
+SINGLE_FIT_KWARGS: dict[str, dict[str, Any]] = {
+    "original": {"max_iter": 100, "num_teachers": 2},
+    "updated": {"max_iter": 120, "num_teachers": 2},
+    "synthcity": {"max_iter": 4, "num_teachers": 2},
+    "turing": {"max_iter": 110, "num_teachers": 2},
+    "borealis": {"max_iter": 55, "num_teachers": 2},
+    "smartnoise": {"num_teachers": 2},
+    "corrected": {"num_teachers": 2},
+    "gnmax": {"max_iter": 1, "generator_steps": 200},
+}
+PUBLIC_BOUNDS_PRESETS = ("corrected", "gnmax")
+SINGLE_FIT_DATASET = "cervical_cancer"
+SAMPLE_ROWS, SAMPLE_SEED, SAMPLE_TOLERANCE = 50, 0, 1e-6
+WORKTREE_PREFIX = "pategan_audit_train_speed_"
+
+
+def _git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=runner.REPO_ROOT, capture_output=True, text=True)
+
+
+def resolve_commit(ref: str) -> str:
+    """The full commit id of ``ref`` in this repository; a ValueError naming the fix when there is none."""
+    done = _git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if done.returncode != 0 or not done.stdout.strip():
+        raise ValueError(f"--base {ref!r} is not a commit of this repository: pass a commit id, tag or branch "
+                         f"that `git rev-parse` knows (e.g. --base b192b4e^, the parent of the redesign's first "
+                         f"commit; `git log --oneline` lists them)")
+    return done.stdout.strip()
+
+
+@contextlib.contextmanager
+def base_worktree(commit: str) -> Iterator[Path]:
+    """A detached git worktree of ``commit`` under the temporary directory, removed on leaving
+    (also on error). A worktree of the same commit left there by a killed run is reused."""
+    path = Path(tempfile.gettempdir()) / f"{WORKTREE_PREFIX}{commit[:12]}"
+    if path.exists():
+        head = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True)
+        if head.returncode != 0 or head.stdout.strip() != commit:
+            raise RuntimeError(f"{path} exists and is not a worktree of {commit}: remove it "
+                               f"(`git worktree remove --force {path}`, or delete it and run `git worktree prune`)")
+    else:
+        added = _git("worktree", "add", "--detach", str(path), commit)
+        if added.returncode != 0:
+            raise RuntimeError(f"git worktree add {path} {commit} failed: {added.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        if _git("worktree", "remove", "--force", str(path)).returncode != 0:
+            shutil.rmtree(path, ignore_errors=True)
+            _git("worktree", "prune")
+
+
+class FitWorker:
+    """A long-lived Python process that imports ``pategan_audit`` from ``src`` and times fits on
+    request (pickled messages over its stdin/stdout; see :func:`worker_main`)."""
+
+    def __init__(self, name: str, src: Path, threads: int):
+        self.name, self.src = name, Path(src).resolve()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PATEGAN_AUDIT_")}  # both arms: defaults
+        env["PYTHONPATH"] = str(self.src)  # ahead of the virtualenv's editable install of this tree
+        env["PATEGAN_AUDIT_TRAIN_THREADS"] = str(threads)  # read by either tree (run options or its own parser)
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--worker", str(self.src)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        self.hello = self._receive()
+
+    def _receive(self) -> dict:
+        try:
+            reply = pickle.load(self.proc.stdout)
+        except EOFError:
+            raise RuntimeError(f"the {self.name} worker ({self.src}) exited with code {self.proc.wait()}; "
+                               "its error is printed above") from None
+        if "error" in reply:
+            raise RuntimeError(f"the {self.name} worker ({self.src}) failed:\n{reply['error']}")
+        return reply
+
+    def call(self, **message: Any) -> dict:
+        pickle.dump(message, self.proc.stdin)
+        self.proc.stdin.flush()
+        return self._receive()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()  # end of input: the worker returns
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def worker_main(expected_src: str) -> None:
+    """The worker's loop: refuse to run on a package imported from another tree, then answer
+    ``{"op": "data", "train", "label"}`` and ``{"op": "fit", "preset", "seed", "kwargs"}`` until stdin closes."""
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything the library prints goes to stderr, never into the pipe
+    inp = sys.stdin.buffer
+    import pategan_audit
+
+    package = Path(pategan_audit.__file__).resolve()
+    if not package.is_relative_to(Path(expected_src).resolve()):
+        pickle.dump({"error": f"pategan_audit imported from {package}, not from {expected_src}"}, out)
+        out.flush()
+        return
+    if hasattr(runner, "activate") and hasattr(runner.RunOptions, "from_env"):
+        runner.activate(runner.RunOptions.from_env())  # this tree's run options; an older tree reads the variable itself
+    runner.single_thread()
+    warnings.simplefilter("ignore")  # both arms alike; the comparison of samples shows any difference in numbers
+    pickle.dump({"package": str(package), "torch": torch.__version__}, out)
+    out.flush()
+    state: dict[str, Any] = {}
+    while True:
+        try:
+            message = pickle.load(inp)
+        except EOFError:
+            return
+        try:
+            if message["op"] == "data":
+                state.update(train=message["train"], label=message["label"])
+                reply: dict[str, Any] = {"ok": True}
+            else:
+                cpu0, wall0 = time.process_time(), time.perf_counter()
+                model = create(message["preset"], seed=message["seed"], **message["kwargs"]).fit(
+                    state["train"], label=state["label"])
+                cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+                sample = model.sample(SAMPLE_ROWS, seed=SAMPLE_SEED)
+                reply = {"cpu_s": cpu, "wall_s": wall, "iterations": int(model.trace.iterations),
+                         "columns": list(sample.columns), "sample": sample.to_numpy(dtype=np.float64)}
+        except Exception:
+            reply = {"error": traceback.format_exc()}
+        pickle.dump(reply, out)
+        out.flush()
+
+
+def fit_kwargs(preset: str, bounds: dict, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The timed fit's settings of ``preset`` (:data:`SINGLE_FIT_KWARGS`, ``extra`` on top; public bounds where needed)."""
+    kwargs = {"record": False, **SINGLE_FIT_KWARGS[preset], **(extra or {})}
+    if preset in PUBLIC_BOUNDS_PRESETS:
+        kwargs["public_bounds"] = dict(bounds)
+    return kwargs
+
+
+def sample_difference(a: dict, b: dict) -> float:
+    """Largest absolute difference of two fits' samples (inf when their columns or shapes differ)."""
+    if a["columns"] != b["columns"] or a["sample"].shape != b["sample"].shape:
+        return math.inf
+    diff = np.abs(a["sample"] - b["sample"])
+    nan_a, nan_b = np.isnan(a["sample"]), np.isnan(b["sample"])
+    if (nan_a != nan_b).any():
+        return math.inf
+    return float(np.max(np.where(nan_a, 0.0, diff), initial=0.0))
+
+
+def time_preset(workers: dict[str, FitWorker], preset: str, kwargs: dict, rounds: int) -> dict:
+    """One untimed warm-up fit per arm, then ``rounds`` timed fits per arm in ABBA order (round r's
+    seed r + 1 in both); medians, new/base ratios, the samples' largest difference and the load."""
+    fits: dict[str, list[dict]] = {"base": [], "new": []}
+    warm = {arm: workers[arm].call(op="fit", preset=preset, seed=0, kwargs=kwargs) for arm in ("base", "new")}
+    worst = sample_difference(warm["base"], warm["new"])
+    for r in range(rounds):
+        order = ("base", "new") if r % 2 == 0 else ("new", "base")
+        got = {}
+        for arm in order:
+            load_before = os.getloadavg()[0]
+            got[arm] = workers[arm].call(op="fit", preset=preset, seed=r + 1, kwargs=kwargs)
+            got[arm]["load"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
+        worst = max(worst, sample_difference(got["base"], got["new"]))
+        for arm in order:
+            fits[arm].append({k: got[arm][k] for k in ("cpu_s", "wall_s", "iterations", "load")})
+    row: dict[str, Any] = {"preset": preset}
+    for measure in ("cpu_s", "wall_s"):
+        med = {arm: float(np.median([f[measure] for f in fits[arm]])) for arm in fits}
+        row[f"base_{measure}"], row[f"new_{measure}"] = med["base"], med["new"]
+        row[f"{measure[:-2]}_ratio"] = med["new"] / med["base"]
+        row[f"{measure[:-2]}_ratio_paired"] = float(np.median([n[measure] / b[measure]  # per round, then median
+                                                               for n, b in zip(fits["new"], fits["base"])]))
+    loads = [x for arm in fits for f in fits[arm] for x in f["load"]]
+    row.update(iterations_base=sorted({f["iterations"] for f in fits["base"]}),
+               iterations_new=sorted({f["iterations"] for f in fits["new"]}),
+               load_min=min(loads), load_max=max(loads), samples_equal=worst <= SAMPLE_TOLERANCE,
+               sample_max_abs_diff=worst if math.isfinite(worst) else "columns, shapes or missing values differ",
+               fits=fits)
+    return row
+
+
+def check_single_fit(base: str, presets: Sequence[str], rounds: int) -> str:
+    """The base's commit id, once the presets and the rounds are known good (ValueErrors naming the fix)."""
+    unknown = sorted(set(presets) - set(SINGLE_FIT_PRESETS))
+    if unknown or not presets:
+        raise ValueError(f"--presets {unknown or list(presets)}: choose among {', '.join(SINGLE_FIT_PRESETS)}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"--rounds {rounds}: use a positive integer (timed fits per arm)")
+    return resolve_commit(base)
+
+
+def single_fit(base: str, presets: Sequence[str] = SINGLE_FIT_PRESETS, rounds: int = 5, *,
+               extra_kwargs: dict[str, dict[str, Any]] | None = None, out: Path | None = None) -> dict:
+    """Time a whole fit of each preset in the tree of commit ``base`` and in this working tree
+    (module docstring, item 3); write the JSON (``out``, default ``results/benchmarks/
+    train_speed_single_fit.json``) and return it. Inputs are checked before any worktree or worker starts."""
+    commit = check_single_fit(base, presets, rounds)
+    head = resolve_commit("HEAD")
+    changed = [line[3:] for line in _git("status", "--porcelain", "--", "src").stdout.splitlines()]
+    threads = runner.current_options().train_threads
+    ds = datasets.load(SINGLE_FIT_DATASET)
+    load_before = os.getloadavg()[0]
+    rows = []
+    with contextlib.ExitStack() as stack:
+        tree = stack.enter_context(base_worktree(commit))
+        workers = {}
+        for arm, src in (("base", tree / "src"), ("new", runner.REPO_ROOT / "src")):
+            workers[arm] = FitWorker(arm, src, threads)
+            stack.callback(workers[arm].close)
+        for worker in workers.values():
+            worker.call(op="data", train=ds.train, label=ds.label)
+        for preset in presets:
+            kwargs = fit_kwargs(preset, ds.bounds, (extra_kwargs or {}).get(preset))
+            row = time_preset(workers, preset, kwargs, rounds)
+            row["kwargs"] = {k: ("dataset bounds" if k == "public_bounds" else v) for k, v in kwargs.items()}
+            rows.append(row)
+            print(f"  {preset}: new/base CPU {row['cpu_ratio']:.3f}, wall {row['wall_ratio']:.3f}", flush=True)
+    payload = {"benchmark": "train_speed_single_fit", "base": base, "base_commit": commit, "head_commit": head,
+               "new_tree": "this working tree's src (HEAD plus the uncommitted changes listed)",
+               "uncommitted_src_changes": changed, "dataset": SINGLE_FIT_DATASET, "rounds": rounds,
+               "order": "warm-up fit per arm, then ABBA (base, new | new, base | ...), round r seeded r + 1",
+               "torch": torch.__version__, "python": platform.python_version(), "cpu_count": os.cpu_count(),
+               "threads": threads, "sample_rows": SAMPLE_ROWS, "sample_seed": SAMPLE_SEED,
+               "sample_tolerance": SAMPLE_TOLERANCE, "workers": {k: w.hello for k, w in workers.items()},
+               "loadavg_1min_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)], "results": rows}
+    path = Path(out) if out is not None else runner.REPO_ROOT / "results" / "benchmarks" / "train_speed_single_fit.json"
+    runner.atomic_write_text(path, json.dumps(payload, indent=2, default=float))
+    return payload
+
+
+def print_single_fit(payload: dict) -> None:
+    print(f"base {payload['base']} = {payload['base_commit'][:12]}, new = working tree at {payload['head_commit'][:12]}"
+          f"; {payload['rounds']} ABBA rounds, {payload['threads']} thread(s), {payload['cpu_count']} cores")
+    print(f"{'preset':<11} {'base CPU s':>10} {'new CPU s':>9} {'new/base':>8} {'paired':>6} {'base wall':>9} {'new wall':>8}"
+          f" {'new/base':>8} {'iters':>6} {'load':>9} {'samples':>8}")
+    for r in payload["results"]:
+        iters = "/".join(str(i) for i in sorted(set(r["iterations_base"]) | set(r["iterations_new"])))
+        print(f"{r['preset']:<11} {r['base_cpu_s']:>10.3f} {r['new_cpu_s']:>9.3f} {r['cpu_ratio']:>8.3f} {r['cpu_ratio_paired']:>6.3f}"
+              f" {r['base_wall_s']:>9.3f} {r['new_wall_s']:>8.3f} {r['wall_ratio']:>8.3f} {iters:>6}"
+              f" {r['load_min']:>4.1f}-{r['load_max']:<4.1f} {'equal' if r['samples_equal'] else 'DIFFER':>8}")
+    differ = [r["preset"] for r in payload["results"] if not r["samples_equal"]]
+    if differ:
+        print("samples differ beyond", payload["sample_tolerance"], "between the trees for:",
+              ", ".join(f"{r['preset']} ({r['sample_max_abs_diff']})" for r in payload["results"] if not r["samples_equal"]))
+    load = payload["loadavg_1min_before_after"]
+    print(f"load average (1 min) before/after: {load[0]} / {load[1]}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=20, help="PATE iterations of the neural case")
     parser.add_argument("--refits", type=int, default=10, help="teacher refits (iterations) of the logistic case")
-    args = parser.parse_args()
+    parser.add_argument("--single-fit", action="store_true", help="time whole fits in two source trees (item 3)")
+    parser.add_argument("--base", help="with --single-fit: the commit to compare this working tree with")
+    parser.add_argument("--presets", nargs="+", default=list(SINGLE_FIT_PRESETS), help="with --single-fit")
+    parser.add_argument("--rounds", type=int, default=5, help="with --single-fit: timed fits per arm (ABBA)")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)  # the single-fit worker process (FitWorker)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker_main(args.worker)
+        return
     runner.activate(runner.RunOptions.from_env())  # the PATEGAN_AUDIT_* run variables, read once here
+    if args.single_fit:
+        if not args.base:
+            parser.error("--single-fit needs --base COMMIT (e.g. --base b192b4e^)")
+        try:
+            check_single_fit(args.base, args.presets, args.rounds)
+        except ValueError as exc:
+            parser.error(str(exc))
+        print_single_fit(single_fit(args.base, args.presets, args.rounds))
+        print("written results/benchmarks/train_speed_single_fit.json")
+        return
     runner.single_thread()
     load_before = os.getloadavg()[0]
     rows = []

@@ -11,6 +11,8 @@ slices may round differently); everything discrete (rows, flips, iterations) mus
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -496,3 +498,13 @@ def test_preset_factory_refuses_counter_streams_where_a_family_has_none():
             make()
     with pytest.raises(ValueError, match=r"streams must be one of \('torch', 'counter'\)"):
         PresetFactory("borealis").with_streams("philox")
+
+
+@pytest.mark.parametrize("p", [0.1, 0.2, 0.5, 0.9, 1 / 3, 0.0, 1.0, 2.0 ** -24, 0.1 + 2.0 ** -30])
+def test_uniform_at_least_is_the_float_comparison(p):
+    """The integer test gives as_uniform(w) >= p bit for bit, at and around the threshold word."""
+    t = math.ceil(float(np.float32(p)) * (1 << 24))
+    near = [(v << 8) | low for v in range(max(t - 3, 0), min(t + 3, 1 << 24)) for low in (0, 255)]
+    w = torch.cat([torch.tensor(near + [0, 2**32 - 1], dtype=torch.int64),
+                   S.words(S.stream_keys(range(4), 9), 3, 4096).reshape(-1)])
+    assert torch.equal(S.uniform_at_least(w, p), S.as_uniform(w) >= p)

@@ -79,7 +79,8 @@ from ..implementations.engine import PateGenerator
 from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
 from .neural import replica_votes, stack_teachers
 from .stack import copy_optimizer_state, keep_replicas, keep_rows, state_slice, solver_replicas, shape_signature, unstack_into
-from .streams import Draws, as_integers, as_laplace, as_normal, as_permutation, as_uniform, as_uniform64, stream_keys
+from .streams import (Draws, as_integers, as_laplace, as_normal, as_permutation, as_uniform, as_uniform64, stream_keys,
+                      uniform_at_least)
 
 __all__ = ["SynthcityStep", "CounterSynthcityStep", "StackedNet", "clip_per_replica", "supports", "run", "STREAM_MODES"]
 
@@ -863,7 +864,7 @@ class CounterSynthcityStep(SynthcityStep):
         """The critic's dropout keep masks ``[R, n, width]`` of forward pass ``p`` of ``passes``."""
         if not self.Wd:
             return []
-        keep = as_uniform(self._words(kind, rnd).reshape(-1, passes, n, self.Wd)[:, p]) >= self.st_p
+        keep = uniform_at_least(self._words(kind, rnd).reshape(-1, passes, n, self.Wd)[:, p], self.st_p)
         out, a = [], 0
         for w in self.st_dropout:
             out.append(keep[..., a:a + w])

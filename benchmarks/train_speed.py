@@ -295,7 +295,8 @@ def worker_main(expected_src: str) -> None:
         runner.activate(runner.RunOptions.from_env())  # this tree's run options; an older tree reads the variable itself
     runner.single_thread()
     warnings.simplefilter("ignore")  # both arms alike; the comparison of samples shows any difference in numbers
-    pickle.dump({"package": str(package), "torch": torch.__version__}, out)
+    # the package's path inside its tree (the trees are named by the commits in the results)
+    pickle.dump({"package": str(package.relative_to(Path(expected_src).resolve().parent)), "torch": torch.__version__}, out)
     out.flush()
     state: dict[str, Any] = {}
     while True:

@@ -17,18 +17,17 @@ Sizes: synthcity costs about a second per model-iteration on Cervical; these use
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
 
 from pategan_audit.implementations import PresetFactory, create, fit_many
 from pategan_audit.implementations.factory import CounterStreamsFactory
 from pategan_audit.implementations.many import _counter_presets
-from pategan_audit.replicas import checkpoint
 from pategan_audit.replicas import streams as S
 from pategan_audit.replicas import synthcity as family
 from pategan_audit.replicas.synthcity import CounterSynthcityStep, SynthcityStep
 
+from .counter_checks import assert_counter_fit_resumes
 from ..implementations.conftest import make_toy
 from .test_streams import ALPHA_EACH, N_MODELS, NEURAL_STATS, _ks_pvalues
 
@@ -163,39 +162,7 @@ def test_synthcity_counter_fit_resumes_from_a_snapshot(teacher_model, tmp_path, 
     toy = make_toy(120)
     kw = {**_kw("budget"), "teacher_model": teacher_model}
     seeds = list(range(8))
-    straight = fit_many("synthcity", toy, seeds=seeds, streams="counter", **kw)
-    its = [m.trace.iterations for m in straight]
-    stop_at = min(its) + 1  # a replica was dropped before the stop: the resumed step holds the live ones' keys
-    assert stop_at < max(its)
-    original, calls = CounterSynthcityStep.iteration, []
-
-    class Stopped(Exception):
-        pass
-
-    def iteration(self, it, active):
-        calls.append(it)
-        if len(calls) == stop_at + 1:
-            raise Stopped(f"stopped at iteration {it}")
-        return original(self, it, active)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(CounterSynthcityStep, "iteration", iteration)
-        with pytest.raises(Stopped), checkpoint.checkpointing(tmp_path / "a", every=0):
-            fit_many("synthcity", toy, seeds=seeds, streams="counter", **kw)
-    with checkpoint.checkpointing(tmp_path / "a", every=0) as ckpt:
-        resumed = fit_many("synthcity", toy, seeds=seeds, streams="counter", **kw)
-    assert ckpt.resumed == [(0, stop_at)]
-    for a, b in zip(resumed, straight):
-        assert a.trace.iterations == b.trace.iterations
-        np.testing.assert_array_equal(np.asarray(a.trace.eps_hat), np.asarray(b.trace.eps_hat))
-        for key in ("votes", "noise", "labels"):
-            for p, q in zip(getattr(a.trace, key), getattr(b.trace, key), strict=True):
-                np.testing.assert_array_equal(p, q)
-        pd.testing.assert_frame_equal(a.sample(40, seed=3), b.sample(40, seed=3))
-    with checkpoint.checkpointing(tmp_path / "b", every=0):
-        fit_many("synthcity", toy, seeds=seeds, **kw)
-    with pytest.raises(ValueError, match="belongs to another fit"), checkpoint.checkpointing(tmp_path / "b"):
-        fit_many("synthcity", toy, seeds=seeds, streams="counter", **kw)
+    assert_counter_fit_resumes("synthcity", CounterSynthcityStep, toy, seeds, kw, tmp_path, monkeypatch)
 
 
 def test_default_streams_unchanged():

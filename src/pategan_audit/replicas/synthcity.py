@@ -266,11 +266,12 @@ class SynthcityStep(ReplicaStep):
     def _models(self) -> list[PateGenerator]:
         return [self.models[i] for i in self.live]
 
-    def _compact(self, active: np.ndarray) -> None:
-        """Drop the stopped replicas (already written back) from every stack."""
+    def _compact(self, active: np.ndarray) -> list[int] | None:
+        """Drop the stopped replicas (already written back) from every stack; returns the kept
+        positions in the old stacks, or None when nothing was dropped."""
         keep = [pos for pos, i in enumerate(self.live) if active[i]]
         if len(keep) == len(self.live) or self.own:
-            return
+            return None
         pos = torch.as_tensor(keep, dtype=torch.int64)
         self.gen.keep(pos)
         self.student.keep(pos)
@@ -288,6 +289,7 @@ class SynthcityStep(ReplicaStep):
         self.cond_np = self.cond_np[keep]
         self.targets = self.targets[pos.to(self.device)]
         self.live = [self.live[p] for p in keep]
+        return keep
 
     def _stack(self, models: Sequence[PateGenerator], draw: Callable[[PateGenerator], tuple]) -> list[torch.Tensor]:
         """``draw(m)`` (a tuple of tensors, drawn from m's own streams in single-fit order) for
@@ -800,12 +802,11 @@ class CounterSynthcityStep(SynthcityStep):
     def trains_own_networks(replicas: int, device: torch.device) -> bool:
         return False
 
-    def _compact(self, active: np.ndarray) -> None:
-        before = list(self.live)
-        super()._compact(active)
-        if self.live == before:
-            return
-        keep = torch.as_tensor([before.index(i) for i in self.live])  # positions in the old stacks
+    def _compact(self, active: np.ndarray) -> list[int] | None:
+        kept = super()._compact(active)
+        if kept is None:
+            return None
+        keep = torch.as_tensor(kept)  # positions in the old stacks
         self.keys = self.keys[keep.to(self.keys.device)]
         self._rekey(self.phases[0].backend)
         self.N, self.P, self.pool = self.N[keep], self.P[keep], self.pool[keep]
@@ -815,6 +816,7 @@ class CounterSynthcityStep(SynthcityStep):
             self.table = self.table[keep]
         elif not self.resample:
             self.m_r, self.fixed = self.m_r[keep], self.fixed[keep]
+        return kept
 
     def _begin_draws(self, it: int) -> None:
         self._it, self._held = it, None

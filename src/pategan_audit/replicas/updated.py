@@ -206,11 +206,12 @@ class UpdatedStep(ReplicaStep):
         its own from ``noise_gen`` when it releases (:func:`~.loop.release_votes`)."""
         return None
 
-    def _compact(self, active: np.ndarray) -> None:
-        """Drop the stopped replicas (already written back) from every stack."""
+    def _compact(self, active: np.ndarray) -> list[int] | None:
+        """Drop the stopped replicas (already written back) from every stack; returns the kept
+        positions in the old stacks, or None when nothing was dropped."""
         keep = [pos for pos, i in enumerate(self.live) if active[i]]
         if len(keep) == len(self.live):
-            return
+            return None
         k = self.k
         keep_replicas(self.gen_net, self.opt_generator, 1, keep)
         keep_replicas(self.student, self.opt_student, 1, keep)
@@ -226,6 +227,7 @@ class UpdatedStep(ReplicaStep):
             keep_replicas(self.teachers.net, self.teachers.optimizer, k, keep)
         self.teachers.num_teachers = len(keep) * k
         self.live = [self.live[pos] for pos in keep]
+        return keep
 
     @torch.no_grad()
     def _generate(self, z: torch.Tensor) -> torch.Tensor:
@@ -397,16 +399,16 @@ class CounterUpdatedStep(UpdatedStep):
     def trains_own_networks(replicas: int, device: torch.device) -> bool:
         return False
 
-    def _compact(self, active: np.ndarray) -> None:
-        before = list(self.live)
-        super()._compact(active)
-        if self.live == before:
-            return
-        keep = torch.as_tensor([before.index(i) for i in self.live])  # positions in the old stacks
+    def _compact(self, active: np.ndarray) -> list[int] | None:
+        kept = super()._compact(active)
+        if kept is None:
+            return None
+        keep = torch.as_tensor(kept)  # positions in the old stacks
         self.keys = self.keys[keep.to(self.keys.device)]
         self.draws = Draws(self.keys, self.sizes, backend=self.draws.backend)
         if not self.logistic:
             self.table, self.X = self.table[keep], self.X[keep]
+        return kept
 
     def _begin_draws(self, it: int) -> None:
         self._words = self.draws(it)  # one call: every live replica, round and kind of this iteration

@@ -7,7 +7,10 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
+import pytest
 import torch
+
+from pategan_audit.replicas import checkpoint
 
 
 def optimizer_state(prefix: str, opt: torch.optim.Optimizer) -> dict:
@@ -34,3 +37,39 @@ def assert_same_state(a, b, model_state: Callable[[object], dict]) -> None:
         else:
             assert x == y, key
     pd.testing.assert_frame_equal(a.sample(40, seed=5), b.sample(40, seed=5))
+
+
+class Interrupted(Exception):
+    """Raised inside a step's iteration to stop a fit, as a session's end would."""
+
+
+def assert_single_fit_resumes(make: Callable[[], object], data: pd.DataFrame, label, step_cls: type,
+                              assert_bitwise: Callable[[object, object], None], tmp_path, monkeypatch,
+                              stop_at: int = 3) -> tuple[object, list[int]]:
+    """A single fit (``make()``, then ``fit(data, label)``) stopped at iteration ``stop_at`` of
+    ``step_cls`` under :func:`~pategan_audit.replicas.checkpoint.checkpointing`, then fitted again
+    in the same directory, resumes from the snapshot and ends ``assert_bitwise`` equal to a fit
+    never stopped. Returns that fit and the iterations the resumed fit ran."""
+    straight = make().fit(data, label=label)
+    calls: list[int] = []
+    original = step_cls.iteration
+
+    def iteration(self, it, active, stop=stop_at):
+        calls.append(it)
+        if stop is not None and len(calls) - 1 == stop:
+            raise Interrupted(f"stopped at iteration {it}")
+        return original(self, it, active)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(step_cls, "iteration", iteration)
+        with pytest.raises(Interrupted), checkpoint.checkpointing(tmp_path, every=0):
+            make().fit(data, label=label)
+    assert (tmp_path / "group0.pkl").exists()
+    calls.clear()
+    monkeypatch.setattr(step_cls, "iteration", lambda self, it, active: iteration(self, it, active, stop=None))
+    with checkpoint.checkpointing(tmp_path, every=0) as ckpt:
+        resumed = make().fit(data, label=label)
+    assert ckpt.resumed == [(0, stop_at)]
+    assert resumed.fitted_
+    assert_bitwise(resumed, straight)
+    return straight, calls

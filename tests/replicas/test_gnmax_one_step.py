@@ -12,12 +12,11 @@ import pytest
 import torch
 
 from pategan_audit.implementations import create, fit_many
-from pategan_audit.replicas import checkpoint
 from pategan_audit.replicas.gnmax import GNMaxStep
 
 from ..implementations.conftest import make_toy, toy_bounds
 from .oracle_gnmax import oracle_model
-from .bitwise import assert_same_state, optimizer_state
+from .bitwise import assert_same_state, assert_single_fit_resumes, optimizer_state
 
 #: several iterations, a replay buffer filled over them, the students starting late (threshold 0.9)
 ITERATIONS = {"planned_queries": 24, "query_batch": 2, "generator_steps": 24, "threshold": 0.9, "num_teachers": 12}
@@ -155,33 +154,10 @@ def test_callbacks_see_the_model_as_trained():
     assert not np.array_equal(ours[0][1], ours[-1][1]), "training must move the losses for this test to mean something"
 
 
-class Interrupted(Exception):
-    pass
-
-
 @pytest.mark.parametrize("case", ["iterations", "data_dependent"])
 def test_a_stopped_single_fit_resumes_to_the_same_numbers(case, tmp_path, monkeypatch):
     toy, label, kw = _setting(case)
-    straight = create("gnmax", seed=4, **kw).fit(toy, label=label)
+    straight, calls = assert_single_fit_resumes(lambda: create("gnmax", seed=4, **kw), toy, label, GNMaxStep, assert_bitwise,
+                                                tmp_path, monkeypatch)
     assert straight.trace.iterations > 6
-    calls: list[int] = []
-    original = GNMaxStep.iteration
-
-    def iteration(self, it, active, stop_at=3):
-        calls.append(it)
-        if stop_at is not None and len(calls) - 1 == stop_at:
-            raise Interrupted(f"stopped at iteration {it}")
-        return original(self, it, active)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(GNMaxStep, "iteration", iteration)
-        with pytest.raises(Interrupted), checkpoint.checkpointing(tmp_path, every=0):
-            create("gnmax", seed=4, **kw).fit(toy, label=label)
-    assert (tmp_path / "group0.pkl").exists()
-    calls.clear()
-    monkeypatch.setattr(GNMaxStep, "iteration", lambda self, it, active: iteration(self, it, active, stop_at=None))
-    with checkpoint.checkpointing(tmp_path, every=0) as ckpt:
-        resumed = create("gnmax", seed=4, **kw).fit(toy, label=label)
-    assert ckpt.resumed == [(0, 3)] and calls == list(range(3, straight.trace.iterations))
-    assert resumed.fitted_
-    assert_bitwise(resumed, straight)
+    assert calls == list(range(3, straight.trace.iterations))

@@ -13,12 +13,11 @@ import torch
 
 from pategan_audit.components.teachers import NeuralTeachers
 from pategan_audit.implementations import create, fit_many
-from pategan_audit.replicas import checkpoint
 from pategan_audit.replicas.neural import NeuralStep
 
 from ..implementations.conftest import make_toy, toy_bounds
 from .oracle_neural import oracle_model
-from .bitwise import assert_same_state, optimizer_state
+from .bitwise import assert_same_state, assert_single_fit_resumes, optimizer_state
 
 CASES = {
     "borealis": {"num_teachers": 3, "max_iter": 4},
@@ -154,32 +153,9 @@ def test_the_step_runs_the_rounds_of_the_presets_teacher_phase(name, separate, m
     assert calls == [separate] * 8
 
 
-class Interrupted(Exception):
-    pass
-
-
 def test_a_stopped_single_fit_resumes_to_the_same_numbers(tmp_path, monkeypatch):
     name, toy, kw = _setting("corrected")
     kw = {**kw, "max_iter": 6, "epsilon": 50.0}
-    straight = create(name, seed=4, **kw).fit(toy, label="y")
-    calls: list[int] = []
-    original = NeuralStep.iteration
-
-    def iteration(self, it, active, stop_at=3):
-        calls.append(it)
-        if stop_at is not None and len(calls) - 1 == stop_at:
-            raise Interrupted(f"stopped at iteration {it}")
-        return original(self, it, active)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(NeuralStep, "iteration", iteration)
-        with pytest.raises(Interrupted), checkpoint.checkpointing(tmp_path, every=0):
-            create(name, seed=4, **kw).fit(toy, label="y")
-    assert (tmp_path / "group0.pkl").exists()
-    calls.clear()
-    monkeypatch.setattr(NeuralStep, "iteration", lambda self, it, active: iteration(self, it, active, stop_at=None))
-    with checkpoint.checkpointing(tmp_path, every=0) as ckpt:
-        resumed = create(name, seed=4, **kw).fit(toy, label="y")
-    assert ckpt.resumed == [(0, 3)] and calls == [3, 4, 5]
-    assert resumed.fitted_
-    assert_bitwise(resumed, straight)
+    _, calls = assert_single_fit_resumes(lambda: create(name, seed=4, **kw), toy, "y", NeuralStep, assert_bitwise,
+                                         tmp_path, monkeypatch)
+    assert calls == [3, 4, 5]

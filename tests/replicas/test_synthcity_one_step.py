@@ -13,12 +13,11 @@ import torch
 
 from pategan_audit.implementations import create, fit_many
 from pategan_audit.implementations.synthcity import PLUGIN_OVERRIDES, RELEASED_OVERRIDES
-from pategan_audit.replicas import checkpoint
 from pategan_audit.replicas.synthcity import SynthcityStep
 
 from ..implementations.conftest import make_toy, toy_bounds
 from .oracle_synthcity import oracle_model
-from .bitwise import assert_same_state, optimizer_state
+from .bitwise import assert_same_state, assert_single_fit_resumes, optimizer_state
 
 # synthcity's settings: the defaults as benchmarked; each switch of its Table 2 row fixed alone
 # (implementations/violations.py: V5 partition, V7 accountant, V12 bounds, B2 teacher model,
@@ -162,33 +161,10 @@ def test_callbacks_see_the_model_as_trained(case):
         "training must move the generator for this test to mean something"
 
 
-class Interrupted(Exception):
-    pass
-
-
 @pytest.mark.parametrize("case", ["logistic", "B2-neural"])
 def test_a_stopped_single_fit_resumes_to_the_same_numbers(case, tmp_path, monkeypatch):
     toy, kw, label = _setting(case)
     kw = {**kw, "max_iter": 6}
-    straight = create("synthcity", seed=4, **kw).fit(toy, label=label)
-    calls: list[int] = []
-    original = SynthcityStep.iteration
-
-    def iteration(self, it, active, stop_at=3):
-        calls.append(it)
-        if stop_at is not None and len(calls) - 1 == stop_at:
-            raise Interrupted(f"stopped at iteration {it}")
-        return original(self, it, active)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(SynthcityStep, "iteration", iteration)
-        with pytest.raises(Interrupted), checkpoint.checkpointing(tmp_path, every=0):
-            create("synthcity", seed=4, **kw).fit(toy, label=label)
-    assert (tmp_path / "group0.pkl").exists()
-    calls.clear()
-    monkeypatch.setattr(SynthcityStep, "iteration", lambda self, it, active: iteration(self, it, active, stop_at=None))
-    with checkpoint.checkpointing(tmp_path, every=0) as ckpt:
-        resumed = create("synthcity", seed=4, **kw).fit(toy, label=label)
-    assert ckpt.resumed == [(0, 3)] and calls == [3, 4, 5]
-    assert resumed.fitted_
-    assert_bitwise(resumed, straight)
+    _, calls = assert_single_fit_resumes(lambda: create("synthcity", seed=4, **kw), toy, label, SynthcityStep, assert_bitwise,
+                                         tmp_path, monkeypatch)
+    assert calls == [3, 4, 5]

@@ -30,8 +30,8 @@ def test_counter_streams_are_keyed_and_recorded_apart():
 
 
 def test_a_preset_without_counter_streams_is_refused_when_the_setting_is_made():
-    with pytest.raises(ValueError, match="not available for preset 'synthcity'"):
-        AuditSetting("querybased", "synthcity", channel="fixed_size", iterations=5, streams="counter")
+    with pytest.raises(ValueError, match="not available for preset 'gnmax'"):
+        AuditSetting("querybased", "gnmax", channel="fixed_size", iterations=5, streams="counter")
     with pytest.raises(ValueError, match="streams must be one of"):
         AuditSetting("querybased", "original", iterations=5, streams="philox")
 

@@ -75,17 +75,17 @@ def test_gnmax_is_batched_in_the_default_analysis_only():
 
 def test_default_settings_equal_single_fits():
     """The preset's defaults (k, σ and the number of iterations from N, ε, δ; 1,000 generator
-    steps) on a small table, with the per-query records."""
+    steps) on a small table, with the per-query records; two seeds (a replica mix-up needs two)."""
     toy = make_toy(60)
-    _, singles = _compare(toy, [3, 11, 4], record=True)
+    _, singles = _compare(toy, [3, 11], record=True)
     assert singles[0].trace.extra["steps_per_iteration"] * singles[0].trace.iterations >= 1000
 
 
 def test_tiny_table_rule_equals_single_fits():
     """A 5-row table (the audit's Querybased game): k = N = 5 teachers, one iteration of 16
-    queries, 1,000 generator steps on the replay buffer."""
+    queries, 1,000 generator steps on the replay buffer; two seeds."""
     toy = make_toy(5)
-    _, singles = _compare(toy, [0, 1, 2, 3], record=True)
+    _, singles = _compare(toy, [0, 3], record=True)
     assert all(s.num_teachers_ == 5 and s.trace.iterations == 1 for s in singles)
 
 

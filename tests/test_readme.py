@@ -86,6 +86,15 @@ def test_no_run_history(page):
     assert not re.search(r"\bsessions?\b|SIGSTOP|paused", text, flags=re.I), "run history belongs in meta.json"
 
 
+def test_no_dates_in_the_package_source():
+    """Run history (when an archive ran, when a default changed) belongs in meta.json and the
+    closing notes: no calendar date in the package's code, comments or docstrings. A behaviour
+    that changed is named by what it is (a version, a switch), not by the day it changed."""
+    dated = [f"{path.relative_to(REPO)}:{i}" for path in sorted((REPO / "src" / "pategan_audit").rglob("*.py"))
+             for i, line in enumerate(path.read_text().splitlines(), 1) if re.search(r"\b20\d\d-\d\d-\d\d\b", line)]
+    assert not dated, f"dates in the package source: {dated}"
+
+
 def _example() -> str:
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
     assert blocks, "the README has no python example"

@@ -92,7 +92,8 @@ class ClassifierKnobs:
         fast profiles 1 (one thread per parallel worker).
     adaboost: ``"SAMME.R"`` (default), what ``AdaBoostClassifier()`` ran in the authors'
         scikit-learn 1.4.1 (:class:`pategan_audit.adaboost.SAMMERealAdaBoost`); ``"SAMME"``, what
-        the same constructor runs from scikit-learn 1.6 on (the archives made before 2026-11-25).
+        the same constructor runs from scikit-learn 1.6 on (what the older archives ran: an archive's meta
+        records the panel's ``adaboost`` where it ran SAMME.R).
         Not a speed knob: it changes AdaBoost's scores (implementation notes §utility.classifiers).
     """
 

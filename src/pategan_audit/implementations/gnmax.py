@@ -30,8 +30,8 @@ changes four things:
    probability the fractional part; corrected rounds to the nearest integer): post-processing
    that keeps each column's mean. With nearest-integer rounding a 0/1 label that the generator
    puts on one side of 0.5 for every row decodes to a single class, and a table with one label
-   class scores AUROC 0.5 under every classifier; gnmax's archived tables were single-class
-   that way until 2026-11-25 (implementation notes §gnmax.curves).
+   class scores AUROC 0.5 under every classifier; gnmax's first archived tables were
+   single-class that way (implementation notes §gnmax.curves).
 
 Hyperparameters are set from public quantities only (N, ε, δ), never from the data; the rule
 follows from what makes a noisy vote informative. Vote margins grow with the number of teachers

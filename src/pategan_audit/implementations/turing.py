@@ -56,7 +56,7 @@ class TuringConfig(WganConfig):
         §utility.table4-differences: with the utility harness's truncation this reproduces the
         paper's Cervical 0.5000 / 0.0640 exactly) or "onehot" (the label passed to ``fit`` one-hot,
         decoded by argmax: reprosyn with metadata that declares the label categorical; this
-        preset's default before 2026-11-25).
+        preset's earlier default).
     batch_cap: with ``harness=True``, cap B at ``N // k`` as the audit harness does (default) or
         keep B as the utility harness does (False); on tables of fewer than B rows, where the
         utility harness would crash, B = N.

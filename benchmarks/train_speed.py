@@ -46,8 +46,16 @@ Run: ``python benchmarks/train_speed.py [--repeats 5]``; prints a table and writ
    differs is reported. The new arm is the working tree, so the JSON lists its uncommitted
    changes under ``src``. A worker runs this script (``--worker``), so the base tree must have
    the modules imported below. ``python benchmarks/train_speed.py --single-fit --base COMMIT
-   [--presets ...] [--rounds 5]`` prints a table and writes
+   [--presets ...] [--rounds 5] [--pairs 1]`` prints a table and writes
    ``results/benchmarks/train_speed_single_fit.json`` atomically.
+
+   ``--pairs P`` starts P fresh pairs of workers one after the other (the first started arm
+   alternating) and pools their fits: two processes of identical code differ by up to about 20 %
+   here even on a quiet machine (measured with ``--base HEAD``), a difference that stays with the
+   process (its memory layout, its allocator's history), not with the code, so one pair cannot
+   tell the trees apart to better than that. The row's ratios are then over all pairs, and
+   ``pair_cpu_ratios`` lists each pair's paired CPU ratio; run ``--base HEAD`` beside it to see
+   the spread that identical code gives.
 """
 from __future__ import annotations
 
@@ -373,49 +381,85 @@ def time_preset(workers: dict[str, FitWorker], preset: str, kwargs: dict, rounds
     return row
 
 
-def check_single_fit(base: str, presets: Sequence[str], rounds: int) -> str:
-    """The base's commit id, once the presets and the rounds are known good (ValueErrors naming the fix)."""
+def pool_pairs(rows: list[dict]) -> dict:
+    """One preset's rows of several worker pairs (:func:`time_preset`, one per pair) as one row:
+    medians and ratios over all the pairs' fits, each fit tagged with its pair, and the pairs' own
+    paired CPU ratios (``pair_cpu_ratios``); one row is returned as it is."""
+    if len(rows) == 1:
+        return rows[0]
+    fits = {arm: [{**f, "pair": i} for i, r in enumerate(rows) for f in r["fits"][arm]] for arm in ("base", "new")}
+    row: dict[str, Any] = {"preset": rows[0]["preset"]}
+    for measure in ("cpu_s", "wall_s"):
+        med = {arm: float(np.median([f[measure] for f in fits[arm]])) for arm in fits}
+        row[f"base_{measure}"], row[f"new_{measure}"] = med["base"], med["new"]
+        row[f"{measure[:-2]}_ratio"] = med["new"] / med["base"]
+        row[f"{measure[:-2]}_ratio_paired"] = float(np.median([n[measure] / b[measure]
+                                                               for n, b in zip(fits["new"], fits["base"])]))
+    worst = [r["sample_max_abs_diff"] for r in rows]
+    row.update(iterations_base=sorted({i for r in rows for i in r["iterations_base"]}),
+               iterations_new=sorted({i for r in rows for i in r["iterations_new"]}),
+               load_min=min(r["load_min"] for r in rows), load_max=max(r["load_max"] for r in rows),
+               samples_equal=all(r["samples_equal"] for r in rows),
+               sample_max_abs_diff=next((w for w in worst if isinstance(w, str)), None) or max(worst),
+               pair_cpu_ratios=[r["cpu_ratio_paired"] for r in rows], fits=fits)
+    return row
+
+
+def check_single_fit(base: str, presets: Sequence[str], rounds: int, pairs: int = 1) -> str:
+    """The base's commit id, once the presets, the rounds and the pairs are known good (ValueErrors naming the fix)."""
     unknown = sorted(set(presets) - set(SINGLE_FIT_PRESETS))
     if unknown or not presets:
         raise ValueError(f"--presets {unknown or list(presets)}: choose among {', '.join(SINGLE_FIT_PRESETS)}")
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"--rounds {rounds}: use a positive integer (timed fits per arm)")
+    if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1:
+        raise ValueError(f"--pairs {pairs}: use a positive integer (fresh worker pairs, one after the other)")
     return resolve_commit(base)
 
 
-def single_fit(base: str, presets: Sequence[str] = SINGLE_FIT_PRESETS, rounds: int = 5, *,
+def single_fit(base: str, presets: Sequence[str] = SINGLE_FIT_PRESETS, rounds: int = 5, *, pairs: int = 1,
                extra_kwargs: dict[str, dict[str, Any]] | None = None, out: Path | None = None) -> dict:
     """Time a whole fit of each preset in the tree of commit ``base`` and in this working tree
     (module docstring, item 3); write the JSON (``out``, default ``results/benchmarks/
     train_speed_single_fit.json``) and return it. Inputs are checked before any worktree or worker starts."""
-    commit = check_single_fit(base, presets, rounds)
+    commit = check_single_fit(base, presets, rounds, pairs)
     head = resolve_commit("HEAD")
     changed = [line[3:] for line in _git("status", "--porcelain", "--", "src").stdout.splitlines()]
     threads = runner.current_options().train_threads
     ds = datasets.load(SINGLE_FIT_DATASET)
     load_before = os.getloadavg()[0]
+    per_pair: dict[str, list[dict]] = {preset: [] for preset in presets}
+    kwargs_of = {preset: fit_kwargs(preset, ds.bounds, (extra_kwargs or {}).get(preset)) for preset in presets}
+    with contextlib.ExitStack() as tree_stack:
+        tree = tree_stack.enter_context(base_worktree(commit))
+        for pair in range(pairs):
+            arms = (("base", tree / "src"), ("new", runner.REPO_ROOT / "src"))
+            with contextlib.ExitStack() as stack:
+                workers = {}
+                for arm, src in (arms if pair % 2 == 0 else arms[::-1]):  # which starts first alternates
+                    workers[arm] = FitWorker(arm, src, threads)
+                    stack.callback(workers[arm].close)
+                for worker in workers.values():
+                    worker.call(op="data", train=ds.train, label=ds.label)
+                hello = {arm: workers[arm].hello for arm in ("base", "new")}
+                for preset in presets:
+                    row = time_preset(workers, preset, kwargs_of[preset], rounds)
+                    per_pair[preset].append(row)
+                    print(f"  pair {pair + 1}/{pairs} {preset}: new/base CPU {row['cpu_ratio']:.3f}, "
+                          f"wall {row['wall_ratio']:.3f}", flush=True)
     rows = []
-    with contextlib.ExitStack() as stack:
-        tree = stack.enter_context(base_worktree(commit))
-        workers = {}
-        for arm, src in (("base", tree / "src"), ("new", runner.REPO_ROOT / "src")):
-            workers[arm] = FitWorker(arm, src, threads)
-            stack.callback(workers[arm].close)
-        for worker in workers.values():
-            worker.call(op="data", train=ds.train, label=ds.label)
-        for preset in presets:
-            kwargs = fit_kwargs(preset, ds.bounds, (extra_kwargs or {}).get(preset))
-            row = time_preset(workers, preset, kwargs, rounds)
-            row["kwargs"] = {k: ("dataset bounds" if k == "public_bounds" else v) for k, v in kwargs.items()}
-            rows.append(row)
-            print(f"  {preset}: new/base CPU {row['cpu_ratio']:.3f}, wall {row['wall_ratio']:.3f}", flush=True)
+    for preset in presets:
+        row = pool_pairs(per_pair[preset])
+        row["kwargs"] = {k: ("dataset bounds" if k == "public_bounds" else v) for k, v in kwargs_of[preset].items()}
+        rows.append(row)
     payload = {"benchmark": "train_speed_single_fit", "base": base, "base_commit": commit, "head_commit": head,
                "new_tree": "this working tree's src (HEAD plus the uncommitted changes listed)",
-               "uncommitted_src_changes": changed, "dataset": SINGLE_FIT_DATASET, "rounds": rounds,
-               "order": "warm-up fit per arm, then ABBA (base, new | new, base | ...), round r seeded r + 1",
+               "uncommitted_src_changes": changed, "dataset": SINGLE_FIT_DATASET, "rounds": rounds, "pairs": pairs,
+               "order": "per worker pair: warm-up fit per arm, then ABBA (base, new | new, base | ...), round r "
+                        "seeded r + 1; pairs one after the other, the first started arm alternating",
                "torch": torch.__version__, "python": platform.python_version(), "cpu_count": os.cpu_count(),
                "threads": threads, "sample_rows": SAMPLE_ROWS, "sample_seed": SAMPLE_SEED,
-               "sample_tolerance": SAMPLE_TOLERANCE, "workers": {k: w.hello for k, w in workers.items()},
+               "sample_tolerance": SAMPLE_TOLERANCE, "workers": hello,
                "loadavg_1min_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)], "results": rows}
     path = Path(out) if out is not None else runner.REPO_ROOT / "results" / "benchmarks" / "train_speed_single_fit.json"
     runner.atomic_write_text(path, json.dumps(payload, indent=2, default=float))
@@ -424,14 +468,16 @@ def single_fit(base: str, presets: Sequence[str] = SINGLE_FIT_PRESETS, rounds: i
 
 def print_single_fit(payload: dict) -> None:
     print(f"base {payload['base']} = {payload['base_commit'][:12]}, new = working tree at {payload['head_commit'][:12]}"
-          f"; {payload['rounds']} ABBA rounds, {payload['threads']} thread(s), {payload['cpu_count']} cores")
+          f"; {payload.get('pairs', 1)} worker pair(s) x {payload['rounds']} ABBA rounds, {payload['threads']} thread(s), "
+          f"{payload['cpu_count']} cores")
     print(f"{'preset':<11} {'base CPU s':>10} {'new CPU s':>9} {'new/base':>8} {'paired':>6} {'base wall':>9} {'new wall':>8}"
           f" {'new/base':>8} {'iters':>6} {'load':>9} {'samples':>8}")
     for r in payload["results"]:
         iters = "/".join(str(i) for i in sorted(set(r["iterations_base"]) | set(r["iterations_new"])))
         print(f"{r['preset']:<11} {r['base_cpu_s']:>10.3f} {r['new_cpu_s']:>9.3f} {r['cpu_ratio']:>8.3f} {r['cpu_ratio_paired']:>6.3f}"
               f" {r['base_wall_s']:>9.3f} {r['new_wall_s']:>8.3f} {r['wall_ratio']:>8.3f} {iters:>6}"
-              f" {r['load_min']:>4.1f}-{r['load_max']:<4.1f} {'equal' if r['samples_equal'] else 'DIFFER':>8}")
+              f" {r['load_min']:>4.1f}-{r['load_max']:<4.1f} {'equal' if r['samples_equal'] else 'DIFFER':>8}"
+              + (f"  pairs {' '.join(f'{x:.2f}' for x in r['pair_cpu_ratios'])}" if "pair_cpu_ratios" in r else ""))
     differ = [r["preset"] for r in payload["results"] if not r["samples_equal"]]
     if differ:
         print("samples differ beyond", payload["sample_tolerance"], "between the trees for:",
@@ -449,6 +495,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--base", help="with --single-fit: the commit to compare this working tree with")
     parser.add_argument("--presets", nargs="+", default=list(SINGLE_FIT_PRESETS), help="with --single-fit")
     parser.add_argument("--rounds", type=int, default=5, help="with --single-fit: timed fits per arm (ABBA)")
+    parser.add_argument("--pairs", type=int, default=1, help="with --single-fit: fresh worker pairs, pooled")
     parser.add_argument("--worker", help=argparse.SUPPRESS)  # the single-fit worker process (FitWorker)
     args = parser.parse_args(argv)
     if args.worker:
@@ -459,10 +506,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         if not args.base:
             parser.error("--single-fit needs --base COMMIT (e.g. --base b192b4e^)")
         try:
-            check_single_fit(args.base, args.presets, args.rounds)
+            check_single_fit(args.base, args.presets, args.rounds, args.pairs)
         except ValueError as exc:
             parser.error(str(exc))
-        print_single_fit(single_fit(args.base, args.presets, args.rounds))
+        print_single_fit(single_fit(args.base, args.presets, args.rounds, pairs=args.pairs))
         print("written results/benchmarks/train_speed_single_fit.json")
         return
     runner.single_thread()

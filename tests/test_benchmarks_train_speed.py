@@ -34,6 +34,31 @@ def test_single_fit_needs_a_base_and_known_presets(capsys):
         train_speed.check_single_fit("HEAD", ["pategan"], 5)
     with pytest.raises(ValueError, match="--rounds 0: use a positive integer"):
         train_speed.check_single_fit("HEAD", ["turing"], 0)
+    with pytest.raises(ValueError, match="--pairs 0: use a positive integer"):
+        train_speed.check_single_fit("HEAD", ["turing"], 5, 0)
+
+
+def _row(cpu_base, cpu_new, diff=0.0):
+    """A :func:`time_preset` row of one pair with the given per-round CPU seconds (wall = CPU)."""
+    fits = {arm: [{"cpu_s": c, "wall_s": c, "iterations": 3, "load": [1.0, 1.0]} for c in cpus]
+            for arm, cpus in (("base", cpu_base), ("new", cpu_new))}
+    paired = float(np.median([n / b for n, b in zip(cpu_new, cpu_base)]))
+    return {"preset": "turing", "fits": fits, "cpu_ratio_paired": paired, "iterations_base": [3], "iterations_new": [3],
+            "load_min": 1.0, "load_max": 1.0, "samples_equal": diff == 0.0, "sample_max_abs_diff": diff}
+
+
+def test_pairs_are_pooled_over_all_their_fits():
+    """Two pairs, one whose new worker is 20 % slower and one 20 % faster (what identical code
+    gives between two processes): pooled, the ratio is 1, and each pair's own ratio is listed."""
+    row = train_speed.pool_pairs([_row([1.0, 1.0, 1.0], [1.2, 1.2, 1.2]), _row([1.0, 1.0, 1.0], [0.8, 0.8, 0.8])])
+    assert row["pair_cpu_ratios"] == pytest.approx([1.2, 0.8])
+    assert row["cpu_ratio"] == pytest.approx(1.0) and row["base_cpu_s"] == 1.0
+    assert len(row["fits"]["new"]) == 6 and {f["pair"] for f in row["fits"]["new"]} == {0, 1}
+    assert row["samples_equal"] and row["sample_max_abs_diff"] == 0.0
+    differ = train_speed.pool_pairs([_row([1.0], [1.0]), _row([1.0], [1.0], diff="columns, shapes or missing values differ")])
+    assert not differ["samples_equal"] and differ["sample_max_abs_diff"].startswith("columns")
+    single = _row([1.0], [2.0])
+    assert train_speed.pool_pairs([single]) is single
 
 
 def test_sample_difference():
@@ -49,13 +74,13 @@ def test_sample_difference():
 def test_head_against_itself_one_preset(tmp_path):
     out = tmp_path / "single_fit.json"
     head = train_speed.resolve_commit("HEAD")  # by id: a commit landing meanwhile does not move the base
-    train_speed.single_fit(head, ["turing"], rounds=2, extra_kwargs={"turing": {"max_iter": 3}}, out=out)
+    train_speed.single_fit(head, ["turing"], rounds=2, pairs=2, extra_kwargs={"turing": {"max_iter": 3}}, out=out)
     data = json.loads(out.read_text())
     assert data["base"] == data["base_commit"] == head
     assert len(data["head_commit"]) == 40
     for key in ("cpu_count", "threads", "torch", "rounds", "loadavg_1min_before_after", "uncommitted_src_changes"):
         assert key in data
-    assert data["threads"] == 1 and data["rounds"] == 2
+    assert data["threads"] == 1 and data["rounds"] == 2 and data["pairs"] == 2
     # each worker names its package inside its own tree (no machine paths in the results)
     assert data["workers"]["base"]["package"] == data["workers"]["new"]["package"] == "src/pategan_audit/__init__.py"
     worktree = Path(tempfile.gettempdir()) / f"{train_speed.WORKTREE_PREFIX}{head[:12]}"
@@ -64,7 +89,7 @@ def test_head_against_itself_one_preset(tmp_path):
     assert str(worktree) not in listed
     (row,) = data["results"]
     assert row["preset"] == "turing" and row["iterations_base"] == row["iterations_new"] == [3]
-    assert len(row["fits"]["base"]) == len(row["fits"]["new"]) == 2
+    assert len(row["fits"]["base"]) == len(row["fits"]["new"]) == 4 and len(row["pair_cpu_ratios"]) == 2
     for key in ("cpu_ratio", "wall_ratio"):
         assert math.isfinite(row[key]) and row[key] > 0
     assert row["cpu_ratio"] == pytest.approx(row["new_cpu_s"] / row["base_cpu_s"])

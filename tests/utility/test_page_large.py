@@ -32,9 +32,9 @@ def test_table4_keeps_the_archives_rows_and_the_pages_column_order(page):
 
 
 def test_missing_archive_says_how_to_make_it(page, monkeypatch):
-    import pategan_audit.archive
+    import pategan_audit.utility.protocols
 
-    monkeypatch.setattr(pategan_audit.archive, "read_archive", lambda name, **kw: None)
+    monkeypatch.setattr(pategan_audit.utility.protocols, "read_archive", lambda name, **kw: None)
     (text,) = large.large_profile(page)
     assert "python -m pategan_audit.archive utility_large" in text.markdown
 

@@ -1,7 +1,7 @@
 """The paper-scale audit read as verdicts: Figure 5 at 1,000 shadow models per world beside
 the paper, what each side channel accounts for, and one verdict per implementation.
 
-Inputs are the committed archives (:mod:`pategan_audit.archive`), never a fresh computation:
+Inputs are the committed archives (:mod:`pategan_audit.archive_store`), never a fresh computation:
 
 * ``audit_querybased_large`` / ``audit_querybased_fixed_size_large`` /
   ``audit_querybased_controlled_large``: the Querybased game of ``ganev2025elusive`` §6.2
@@ -48,6 +48,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..archive_store import read_archive
+from ..provenance import compare_archive
 from .bounds import AttackCounts, eps_lower
 
 __all__ = ["AUDIT_ARCHIVES", "paper_scale_records", "eps_interval", "figure5_table", "implementation_verdicts",
@@ -72,7 +74,6 @@ def paper_scale_records(directory=None) -> pd.DataFrame:
     paper runs are repeated as its ``fixed_size`` channel (the same run), and ``corrected`` rows
     of the older archives are relabelled where :data:`AUDIT_ARCHIVES`' corrected archive has
     the setting. Empty if no archive is present."""
-    from ..archive import read_archive
 
     parts = []
     for name in AUDIT_ARCHIVES:
@@ -203,7 +204,6 @@ def implementation_verdicts(table: pd.DataFrame, aggregators: pd.DataFrame | Non
 def calibration_lines(directory=None) -> pd.DataFrame:
     """The reference generators' ε_emp (Clopper-Pearson) per attack and channel from
     ``audit_calibration_large`` and ``audit_calibration_channels_large``."""
-    from ..archive import read_archive
 
     parts = []
     for name in ("audit_calibration_large", "audit_calibration_channels_large"):
@@ -253,8 +253,6 @@ def provenance_table(directory=None, *, names=None) -> pd.DataFrame:
     ran, and which code computed it (commit; whether the modules its computation depends on are
     known to be unchanged in this build; which changed, or "provenance unknown", :mod:`..provenance`):
     the caption of every paper-scale number, as a table."""
-    from ..archive import read_archive
-    from ..provenance import compare_archive
 
     rows = []
     for name in names or AUDIT_ARCHIVES:

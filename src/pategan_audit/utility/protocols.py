@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .. import archive as _archive
-from ..archive import ARCHIVE_ADABOOST, TABLE4_ARCHIVES, TABLES_ADABOOST
+from ..archive_store import read_archive
+from .archives import ARCHIVE_ADABOOST, TABLE4_ARCHIVES, TABLES_ADABOOST
 from .cells import PAPER_TRAIN_SIZES, teacher_count, teacher_ratio
 
 __all__ = ["ARCHIVES", "Protocol", "protocol_of", "choose", "Chosen", "chosen_from", "table4_records", "bundled_credit"]
@@ -149,4 +149,4 @@ def chosen_from(archives) -> Chosen:
 def table4_records(directory=None) -> Chosen:
     """:func:`chosen_from` the :data:`ARCHIVES` present under ``directory`` (default
     :func:`pategan_audit.archive.archive_dir`)."""
-    return chosen_from(a for a in (_archive.read_archive(n, directory=directory) for n in ARCHIVES) if a is not None)
+    return chosen_from(a for a in (read_archive(n, directory=directory) for n in ARCHIVES) if a is not None)

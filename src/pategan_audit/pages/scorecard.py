@@ -642,7 +642,7 @@ def collect_ours(results_dir: str | Path) -> pd.DataFrame:
 TABLE2_PROBE_RUNS = "behaviour probes of fitted models (two iterations each; auditing.probes, seed 0)"
 
 
-def table2_probed(seed: int = 0) -> pd.DataFrame:
+def cached_table2_observed(seed: int = 0) -> pd.DataFrame:
     """:func:`pategan_audit.auditing.probes.table2_observed` through the result cache (about 25 s
     of fitting on two cores; the key holds the source hash, so a changed preset is probed again)."""
     from ..auditing.probes import table2_observed
@@ -662,7 +662,7 @@ def collect_code() -> pd.DataFrame:
     from ..implementations import create, registry
 
     rows: list[dict] = []
-    probed = table2_probed()
+    probed = cached_table2_observed()
     observed = {(i, c): bool(o) for i, c, o in zip(probed["implementation"], probed["category"], probed["observed"])}
     for impl in R.IMPLEMENTATIONS:
         for cat in R.TABLE2_CATEGORIES:

@@ -29,7 +29,8 @@ def store(tmp_path):
                          + _rows("synthcity", "controlled", c10k, n_test=10_000, threshold=0.7))
     settings = [{"implementation": i, "channel": c} for i, c in archive.PAST_CEILING_CELLS["querybased"]]
     archive.write_archive("audit_past_ceiling_querybased", after,
-                          {"profile": "ceiling10k", "complete": False, "settings_done": 3, "settings": settings},
+                          {"profile": "ceiling10k", "complete": False, "settings_done": 3, "settings": settings,
+                           "core_seconds": 9000.0},
                           directory=tmp_path)
     before = pd.DataFrame(_rows("original", "fixed_size", 4.55, n_test=400, auc=0.95)
                           + _rows("turing", "fixed_size", c400, n_test=400))
@@ -91,7 +92,8 @@ def test_page_shows_the_figure_table_and_says_which_archive_has_not_run(store):
     assert any("`audit_past_ceiling_groundhog` has not run yet" in t for t in texts)
     assert not any("audit_past_ceiling_querybased` has not run" in t for t in texts)
     assert any("`audit_past_ceiling_querybased` is partial (3 of 5 settings; not yet run: smartnoise fixed_size, "
-               "synthcity fixed_size)" in t for t in texts)
+               "synthcity fixed_size; 2.5 core-hours recorded so far)" in t for t in texts)
+    assert any("`audit_past_ceiling_groundhog` has not run yet (estimated at" in t for t in texts)
     assert any(isinstance(b, ShowTable) for b in blocks) and isinstance(blocks[-1], ShowFigure)
     fig = blocks[-1].figure
     assert [ax.get_title() for ax in fig.axes] == ["(a) Querybased, worst-case dataset"]

@@ -14,9 +14,11 @@ from .figure5 import paper_by_attack
 
 __all__ = ["SHOWN", "COSTS", "past_ceiling"]
 
-#: what each archive costs on two CPU cores (the archived training seconds at 1,000 per world, scaled)
-COSTS = {"audit_past_ceiling_querybased": "about 3 core-hours, synthcity most of it",
-         "audit_past_ceiling_groundhog": "about 8 core-hours on CPU, synthcity most of it"}
+#: what an archive not yet run would cost on CPU: an estimate, shown only until it runs (then its
+#: meta's recorded core seconds are shown). Querybased's from the core seconds its own meta recorded
+#: for four of its five settings; GroundHog's from the 1,000-per-world archive's training time, scaled.
+COSTS = {"audit_past_ceiling_querybased": "estimated at about 10 core-hours, synthcity most of it",
+         "audit_past_ceiling_groundhog": "estimated at 8 core-hours or more on CPU, synthcity most of it"}
 
 SHOWN = ["attack", "implementation", "channel", "ε_emp before", "ceiling before", "ε_emp", "ceiling", "status", "test errors",
          "Bayesian", "Bayesian ceiling", "GDP μ_lo", "GDP ε if Gaussian", "GDP ε ceiling", "AUC", "same attack", "opened by"]
@@ -34,8 +36,10 @@ def past_ceiling(page: AuditPage, directory=None) -> list[Block]:
             ran = set(zip(arch.records["implementation"], arch.records["channel"]))
             left = [f"{s['implementation']} {s['channel']}" for s in arch.meta.get("settings", [])
                     if (s["implementation"], s["channel"]) not in ran]
+            spent = arch.meta.get("core_seconds")
+            spent = f"; {spent / 3600:.1f} core-hours recorded so far" if isinstance(spent, (int, float)) else ""
             missing.append(Text(f"*`{name}` is partial ({arch.meta.get('settings_done')} of "
-                                f"{len(arch.meta.get('settings', []))} settings; not yet run: {', '.join(left)}): "
+                                f"{len(arch.meta.get('settings', []))} settings; not yet run: {', '.join(left)}{spent}): "
                                 f"`python -m pategan_audit.archive {name}` resumes it.*"))
     if table.empty:
         return missing

@@ -237,11 +237,26 @@ def test_a_circle_is_caught_but_not_through_a_function_or_type_checking(tmp_path
 #: the one underscored member replicas/ may still call on a model: the table validation that
 #: fit() and fit_many share (BaseGenerator._accept)
 REPLICA_PRIVATE_ALLOWED = {"_accept"}
-_MODEL_PRIVATE = re.compile(r"\b(?:m0|m|model|first|models\[[^\]]*\]|self\.models\[[^\]]*\])\.(_[a-z]\w*)")
+#: what a model is called in replicas/: one model, or an element of a list of models
+#: (``models[r]``, ``models[idx[0]]``, ``self.models[0]``, ``self._models[j]``)
+_MODEL_NAMES = {"m0", "m", "model", "first"}
+_MODEL_LISTS = {"models", "_models"}
+
+
+def _is_model(node: ast.expr) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in _MODEL_NAMES
+    if isinstance(node, ast.Subscript):  # any index, nested brackets included
+        base = node.value
+        return (base.id if isinstance(base, ast.Name) else getattr(base, "attr", None)) in _MODEL_LISTS
+    return False
 
 
 def _model_privates(text: str) -> set[str]:
-    return {name for name in _MODEL_PRIVATE.findall(text) if not name.startswith("__")}
+    """The underscored members (dunders aside) that ``text`` reads or calls on a model, from its syntax tree."""
+    return {node.attr for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+            and _is_model(node.value)}
 
 
 def test_replicas_read_models_through_public_members():
@@ -254,3 +269,5 @@ def test_replicas_read_models_through_public_members():
             found[path.name] = sorted(bad)
     assert not found, f"replicas/ reaches into underscored model members: {found}"
     assert _model_privates("x = m0._laplace_scale(); models[r]._seen[0] = 1; m.__class__") == {"_laplace_scale", "_seen"}
+    assert _model_privates("w = models[idx[0]]._charges_worst_case(); self._models[j]._x; acc._table; models[r].seen_") == {
+        "_charges_worst_case", "_x"}

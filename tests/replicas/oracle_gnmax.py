@@ -10,8 +10,8 @@ generated rows labelled by Confident-GNMax (one query each, every query charged)
 ones go into the replay buffer (the most recent ``replay_size`` kept); then
 ``steps_per_iteration_`` times: ``student_iters`` student steps on ``student_batch`` rows drawn
 from the buffer (none while it is empty) and one generator step on ``BCE(S(G(z)), 1)`` over
-``student_batch`` rows. The engine's loop (``PateGenerator._fit``: stopping rules, accountant,
-traces, callbacks) runs around it, and the data-dependent analysis releases its ε after it.
+``student_batch`` rows. The single-fit loop (:func:`.oracle_neural.oracle_fit`: the engine's
+stopping rules, accountant, traces, callbacks) runs around it, and the data-dependent analysis releases its ε after it.
 """
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ import torch
 import torch.nn.functional as F
 
 from pategan_audit.implementations import create
-from pategan_audit.implementations.engine import PateGenerator
+
+from .oracle_neural import oracle_fit
 
 __all__ = ["oracle_model", "oracle_iteration"]
 
@@ -80,13 +81,13 @@ def oracle_iteration(model, it: int) -> None:
 
 
 def _oracle_fit(model, df, label) -> None:
-    PateGenerator._fit(model, df, label)
+    oracle_fit(model, df, label)
     if model.config.analysis == "data_dependent":
         model._release_epsilon()
 
 
 def oracle_model(**overrides):
-    """An unfitted ``create("gnmax", **overrides)`` whose ``fit`` runs the engine's loop around
+    """An unfitted ``create("gnmax", **overrides)`` whose ``fit`` runs :func:`oracle_fit` around
     :func:`oracle_iteration` instead of the replica step."""
     model = create("gnmax", **overrides)
     cls = type(model)

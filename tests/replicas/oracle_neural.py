@@ -6,8 +6,11 @@ straightforward loop so that the tests can hold the step to it, bit for bit.
 
 One iteration: ``n_T`` teacher rounds (each teacher one Adam step on B rows of its own block, label
 1, and B generated rows, label 0), ``n_S`` student rounds (B generated rows labelled by the noisy
-teacher vote, one step on ``BCE(S(u), r)``), one generator step on ``BCE(S(G(z)), 1)``; the
-engine's loop (``PateGenerator._fit``: stopping rules, accountant, traces, callbacks) around it.
+teacher vote, one step on ``BCE(S(u), r)``), one generator step on ``BCE(S(G(z)), 1)``.
+
+:func:`oracle_fit` is the plain single-fit loop around a model's ``_iteration`` between the
+engine's hooks (stopping rules, accountant, traces, callbacks), one model and no replica step;
+the oracles of updated, synthcity and gnmax use it too.
 """
 from __future__ import annotations
 
@@ -15,9 +18,24 @@ import torch
 import torch.nn.functional as F
 
 from pategan_audit.implementations import create
-from pategan_audit.implementations.engine import PateGenerator
 
-__all__ = ["oracle_model", "oracle_iteration"]
+__all__ = ["oracle_model", "oracle_iteration", "oracle_fit"]
+
+
+def oracle_fit(model, df, label) -> None:
+    """Fit ``model`` one iteration at a time with its ``_iteration(it)``, between the engine's hooks
+    (``begin_fit``, ``may_continue``, ``open_iteration``, ``finish_iteration``, ``end_fit``)."""
+    budget = model.begin_fit(df, label)
+    it = 0
+    try:
+        while model.may_continue(it, budget):
+            model.open_iteration()
+            model._iteration(it)
+            if model.finish_iteration(it, budget):
+                break
+            it += 1
+    finally:
+        model.end_fit()
 
 
 def _teacher_rounds(model) -> None:
@@ -55,12 +73,12 @@ def oracle_iteration(model, it: int) -> None:
 
 
 def oracle_model(name: str, **overrides):
-    """An unfitted ``create(name, **overrides)`` whose ``fit`` runs the engine's loop around
+    """An unfitted ``create(name, **overrides)`` whose ``fit`` runs :func:`oracle_fit` around
     :func:`oracle_iteration` instead of the replica step."""
     model = create(name, **overrides)
     cls = type(model)
     model.__class__ = type(f"Oracle{cls.__name__}", (cls,), {
         "_iteration": oracle_iteration,
-        "_fit": PateGenerator._fit,
+        "_fit": oracle_fit,
     })
     return model

@@ -10,8 +10,8 @@ each block and as many generated rows; or ``neural_persistent``: ``n_T`` Adam ro
 persistent networks), then ``generator_n_iter`` epochs (the "paper" row: one epoch of ``n_S``
 critic steps) over the real batches: a WGAN-GP critic step on the real batch and fakes labelled
 by the noisy teacher vote (O1, O4), and a generator step on ``−mean(D(G(z) ⊕ cond))`` plus the
-conditional loss; the engine's loop (``PateGenerator._fit``: stopping rules, accountant, traces,
-callbacks) around it.
+conditional loss; the single-fit loop (:func:`.oracle_neural.oracle_fit`: the engine's stopping
+rules, accountant, traces, callbacks) around it.
 """
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ import torch
 import torch.nn.functional as F
 
 from pategan_audit.implementations import create
-from pategan_audit.implementations.engine import PateGenerator
+
+from .oracle_neural import oracle_fit
 
 __all__ = ["oracle_model", "oracle_iteration"]
 
@@ -116,12 +117,12 @@ def oracle_iteration(model, it: int) -> None:
 
 
 def oracle_model(**overrides):
-    """An unfitted ``create("synthcity", **overrides)`` whose ``fit`` runs the engine's loop around
+    """An unfitted ``create("synthcity", **overrides)`` whose ``fit`` runs :func:`oracle_fit` around
     :func:`oracle_iteration` instead of the replica step."""
     model = create("synthcity", **overrides)
     cls = type(model)
     model.__class__ = type(f"Oracle{cls.__name__}", (cls,), {
         "_iteration": oracle_iteration,
-        "_fit": PateGenerator._fit,
+        "_fit": oracle_fit,
     })
     return model

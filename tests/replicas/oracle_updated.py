@@ -8,15 +8,16 @@ One iteration: the teacher phase (B1: k new logistic-regression teachers fitted 
 and as many generated rows; or ``neural_persistent``: ``n_T`` Adam rounds of k persistent
 networks), ``n_S`` student rounds (B generated rows labelled by the noisy teacher vote, one WGAN
 critic step on ``mean(r·S(u)) − mean((1 − r)·S(u))`` and the weights clipped to ±0.01), one
-generator step on ``−mean(S(G(z)))``; the engine's loop (``PateGenerator._fit``: stopping rules,
-accountant, traces, callbacks) around it.
+generator step on ``−mean(S(G(z)))``; the single-fit loop (:func:`.oracle_neural.oracle_fit`:
+the engine's stopping rules, accountant, traces, callbacks) around it.
 """
 from __future__ import annotations
 
 import torch
 
 from pategan_audit.implementations import create
-from pategan_audit.implementations.engine import PateGenerator
+
+from .oracle_neural import oracle_fit
 
 __all__ = ["oracle_model", "oracle_iteration"]
 
@@ -50,12 +51,12 @@ def oracle_iteration(model, it: int) -> None:
 
 
 def oracle_model(**overrides):
-    """An unfitted ``create("updated", **overrides)`` whose ``fit`` runs the engine's loop around
+    """An unfitted ``create("updated", **overrides)`` whose ``fit`` runs :func:`oracle_fit` around
     :func:`oracle_iteration` instead of the replica step."""
     model = create("updated", **overrides)
     cls = type(model)
     model.__class__ = type(f"Oracle{cls.__name__}", (cls,), {
         "_iteration": oracle_iteration,
-        "_fit": PateGenerator._fit,
+        "_fit": oracle_fit,
     })
     return model

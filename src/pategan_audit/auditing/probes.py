@@ -150,7 +150,7 @@ def _probe_accountant(fit: Callable, name: str) -> ProbeResult:
     votes = np.asarray(model.trace.votes[0])
     record = model.trace.extra.get("charged")
     charged_votes = votes[np.asarray(record[0], dtype=bool)] if record else votes  # synthcity skips some batches (O4)
-    worst = bool(getattr(model, "_charges_worst_case", lambda: False)())  # charged data-independently
+    worst = bool(getattr(model, "charges_worst_case", lambda: False)())  # charged data-independently
     if not len(charged_votes):
         replayed = np.zeros(L)
     elif worst:

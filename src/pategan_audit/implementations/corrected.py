@@ -128,7 +128,8 @@ class Corrected(NeuralPateGenerator):
     def _epsilon_budget(self) -> float:
         return float(self.config.epsilon) - self.config.resolved_bounds_epsilon
 
-    def _charges_worst_case(self) -> bool:
+    def charges_worst_case(self) -> bool:
+        """``charging="data_independent"``: every query is charged the worst-case increment."""
         return self.config.charging == "data_independent"
 
     def _setup(self, df: pd.DataFrame, label: str | None) -> None:

@@ -1,11 +1,13 @@
 """The training engine shared by the PATE-based presets (updated, synthcity, borealis, smartnoise,
-corrected): seeding, the iteration loop with its stopping rules, vote labelling with accountant
-charging, introspection (implementation notes §violations.catalogue) and the hooks the audit's traces need.
+corrected, gnmax): the hooks the training loop drives, the stopping rules, the random streams,
+the accountant, the vote release (:func:`release_votes`), introspection (implementation notes
+§violations.catalogue) and what the audit's traces read.
 
 One *iteration* is PATE-GAN (ICLR 2019, ``jordon2019pategan``) Alg. 1's outer loop: teacher
 updates, student updates on teacher-labelled generated rows, generator update(s), then
-``ε̂ = min_l (α(l) + ln(1/δ))/l``. What happens inside an iteration is each preset's
-``_iteration``; the engine owns the loop:
+``ε̂ = min_l (α(l) + ln(1/δ))/l``. The loop itself is :mod:`pategan_audit.replicas.loop` (a
+single fit is its family's replica step at R = 1); it calls the engine's hooks around each
+iteration, and the engine's stopping rules decide when it ends:
 
 * ``stopping="overshoot"`` (all released implementations, implementation notes §common.stopping): ``while ε̂ < ε`` with ε̂
   updated *after* the iteration that spends the budget, so the final ε̂ can exceed ε by one
@@ -29,13 +31,14 @@ import pandas as pd
 import torch
 
 from ..accounting import MomentsAccountant
+from ..accounting.accountant import charge_replicas
 from ..accounting.formulas import KINDS
 from ..accounting.ledger import Accountant
-from ..components.votes import MECHANISMS, aggregate
+from ..components.votes import MECHANISMS
 from ..seeds import torch_generator, training_streams
 from .base import BaseConfig, BaseGenerator, training_threads, validate_privacy, validate_seed
 
-__all__ = ["PateConfig", "PateGenerator", "HYPERPARAMETERS", "STOPPING_RULES", "training_threads"]
+__all__ = ["PateConfig", "PateGenerator", "HYPERPARAMETERS", "STOPPING_RULES", "release_votes", "training_threads"]
 
 HYPERPARAMETERS = ("default", "paper")
 STOPPING_RULES = ("overshoot", "safe")
@@ -112,7 +115,8 @@ class PateGenerator(BaseGenerator):
     protocol below: ``begin_fit`` (streams, set-up, accountant; returns the ε budget),
     ``may_continue``, ``open_iteration``, ``release_votes`` (noisy labels, charged and recorded in
     ``iteration_records``), ``finish_iteration`` and ``end_fit``; the step reads ``laplace_scale()``,
-    ``vote_offset`` and ``release_rule`` and marks the rows each teacher saw in ``seen_`` [k, N]."""
+    ``vote_offset``, ``release_rule`` and ``charges_worst_case()`` and marks the rows each teacher
+    saw in ``seen_`` [k, N]."""
 
     Config: ClassVar[type[BaseConfig]] = PateConfig
     _check_at_top: ClassVar[bool] = False  # smartnoise: ε̂ checked before each iteration
@@ -155,7 +159,9 @@ class PateGenerator(BaseGenerator):
         """Final labels of one batch and whether the accountant is charged (synthcity's O4 hook)."""
         return labels, True
 
-    def _charges_worst_case(self) -> bool:
+    def charges_worst_case(self) -> bool:
+        """Whether every query is charged the data-independent (worst-case) increment instead of
+        the increment of its vote count (corrected's ``charging="data_independent"``)."""
         return False
 
     def _make_accountant(self, num_teachers: int) -> Accountant:
@@ -209,43 +215,12 @@ class PateGenerator(BaseGenerator):
         return self._release_votes(n1)
 
     def _release_votes(self, n1: torch.Tensor) -> torch.Tensor:
-        """Everything after the teachers' count ``n1`` [n]: the noisy aggregation (PATE-GAN Alg. 1
-        "PATE_λ"), the preset's release rule, the accountant's charge and the records. Split
-        from :meth:`_label` so that a batched run (:mod:`pategan_audit.replicas`) can count the
-        votes of many replicas at once and still release each replica's labels with its own
-        noise stream and accountant."""
-        res = aggregate(n1, mechanism=self.config.vote_mechanism, num_teachers=self.num_teachers_,
-                        laplace_scale=self.laplace_scale(), generator=self.noise_gen, offset=self.vote_offset)
-        labels, charged = self.release_rule(res.labels)
-        if charged:
-            if self._charges_worst_case():
-                self.accountant.charge(queries=int(len(n1)))
-            else:
-                self.accountant.charge(res.n1.numpy())
-        if self.config.record:
-            self.iteration_records["votes"].append(res.n1.numpy())
-            self.iteration_records["noise"].append(res.noise.numpy())
-            self.iteration_records["labels"].append(labels.numpy())
-            self.iteration_records["charged"].append(np.full(len(n1), charged))
-        return labels.to(torch.float32)
+        """Everything after the teachers' count ``n1`` [n]: :func:`release_votes` for this one
+        model (noise from its own stream, its release rule, its accountant's charge, its
+        records). Returns the released labels as float32 [n]."""
+        return release_votes([self], n1[None], np.ones(1, dtype=bool))[0]
 
-    # -- the loop --------------------------------------------------------------------------------
-    def _fit(self, df: pd.DataFrame, label: str | None) -> None:
-        """The loop (``BaseGenerator.fit`` runs it under :func:`~.base.training_threads`)."""
-        budget = self.begin_fit(df, label)
-        it = 0
-        try:
-            while self.may_continue(it, budget):
-                self.open_iteration()
-                self._iteration(it)
-                if self.finish_iteration(it, budget):
-                    break
-                it += 1
-        finally:
-            self.end_fit()
-
-    # The loop's pieces, shared with the batched run of many replicas (pategan_audit.replicas),
-    # which calls them per replica around one batched ``_iteration``.
+    # -- the hooks the loop (pategan_audit.replicas.loop) drives, per replica ---------------------
     def begin_fit(self, df: pd.DataFrame, label: str | None) -> float:
         """Streams, the preset's ``_setup``, the seen-matrix and the accountant; returns the ε budget."""
         self._make_streams()
@@ -345,3 +320,76 @@ class PateGenerator(BaseGenerator):
 
     def _teacher_rows_input(self, rows: np.ndarray) -> torch.Tensor:
         return self.X_[torch.as_tensor(rows)]
+
+
+def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.ndarray,
+                  noise: torch.Tensor | None = None) -> torch.Tensor:
+    """The vote release of PATE-GAN Alg. 1 ("PATE_λ"), for R replicas of one preset at once (a
+    single fit is R = 1): labels [R, n] float32 from the teachers' vote counts ``n1`` [R, n];
+    replicas not ``active`` (bool [R]) get zeros and are left untouched.
+
+    Each active replica gets, as the preset's ``vote_mechanism`` says
+    (:mod:`pategan_audit.components.votes`): Laplace noise from its *own* ``noise_gen`` (two
+    ``Exp(1)`` draws per noise value, E1 then E2), its labels, its ``release_rule`` (the identity
+    but for synthcity's O4), the charge of its accountant (the increments of its votes, or the
+    worst case where ``charges_worst_case()``) and its ``iteration_records``. The arithmetic is
+    done for all replicas at once; only the draws and a custom release rule run per replica.
+    ``noise``: the Laplace noise of every replica already drawn (``[R, n]``, or ``[R, n, 2]`` for
+    the two-noise mechanism; the counter streams of :mod:`pategan_audit.replicas.streams`),
+    used instead of the replicas' noise streams (rows of frozen replicas are ignored)."""
+    n1 = n1.to("cpu", torch.int64)
+    R, n = n1.shape
+    idx = np.flatnonzero(active)
+    if len(idx) == 0:
+        return torch.zeros((R, n), dtype=torch.float32)
+    pick = slice(None) if len(idx) == R else torch.as_tensor(idx)  # the active replicas' rows
+    m0 = models[idx[0]]
+    cfg = m0.config
+    k, scale, offset = m0.num_teachers_, m0.laplace_scale(), m0.vote_offset
+    two = cfg.vote_mechanism == "two_noise_argmax"
+    if cfg.vote_mechanism not in MECHANISMS:
+        raise ValueError(f"unknown vote_mechanism {cfg.vote_mechanism!r}; choose one of {MECHANISMS}")
+    if not scale > 0:
+        raise ValueError(f"the Laplace scale must be > 0, got {scale}")
+    shape = (n, 2) if two else (n,)
+    if noise is not None:
+        if tuple(noise.shape) != (R, *shape):
+            raise ValueError(f"noise must be [R, n{', 2' if two else ''}] = {[R, *shape]} for {cfg.vote_mechanism}, "
+                             f"got {list(noise.shape)}")
+        noise = noise.to("cpu", torch.float64)[pick]
+    elif len(idx) == 1:  # votes.laplace: E1 then E2 from the replica's noise stream
+        g = models[idx[0]].noise_gen
+        e1 = torch.empty(shape, dtype=torch.float64).exponential_(1.0, generator=g)
+        e2 = torch.empty(shape, dtype=torch.float64).exponential_(1.0, generator=g)
+        noise = (scale * (e1 - e2))[None]
+    else:
+        draws = torch.empty((len(idx), 2, *shape), dtype=torch.float64)
+        for j, r in enumerate(idx):  # votes.laplace: E1 then E2 from the replica's noise stream
+            g = models[r].noise_gen
+            draws[j, 0].exponential_(1.0, generator=g)
+            draws[j, 1].exponential_(1.0, generator=g)
+        noise = scale * (draws[:, 0] - draws[:, 1])
+    v = n1[pick]
+    vf = v.to(torch.float64)
+    if two:
+        labels = (vf + noise[..., 1] > (k - vf) + noise[..., 0]).to(torch.int64)
+    else:
+        labels = (vf + noise > 0.5 * (k + offset)).to(torch.int64)
+    charged = np.ones(len(idx), dtype=bool)
+    if type(m0).release_rule is not PateGenerator.release_rule:
+        for j, r in enumerate(idx):
+            labels[j], charged[j] = models[r].release_rule(labels[j])
+    charge_replicas([models[r].accountant for r in idx], v.numpy(), charged, worst_case=m0.charges_worst_case())
+    if cfg.record:
+        vn, nn_, ln = v.numpy(), noise.numpy(), labels.numpy()
+        for j, r in enumerate(idx):
+            buf = models[r].iteration_records
+            buf["votes"].append(vn[j].copy())
+            buf["noise"].append(nn_[j].copy())
+            buf["labels"].append(ln[j].copy())
+            buf["charged"].append(np.full(n, bool(charged[j])))
+    if len(idx) == R:
+        return labels.to(torch.float32)
+    out = torch.zeros((R, n), dtype=torch.float32)
+    out[pick] = labels.to(torch.float32)
+    return out

@@ -1,9 +1,9 @@
 """Resumable batched fits: snapshots of a replica group's whole training state.
 
 A batched fit of the presets that run on :mod:`.loop` (borealis, smartnoise, ``corrected``,
-updated, synthcity, gnmax) or on :mod:`.wgan` (original, turing; a single fit too) can take longer
-than a working session: synthcity on Epileptic at ε = 50 runs its 2,000 iterations in about 3
-hours of one core, and on Credit a model needs about 14 hours to the 10,000-iteration cap. Inside
+updated, synthcity, gnmax) or on :mod:`.wgan` (original, turing; a single fit too) can run for
+hours: synthcity on Epileptic at ε = 50 runs its 2,000 iterations in about 3 hours of one core,
+and on Credit a model needs about 14 hours to the 10,000-iteration cap. Inside
 :func:`checkpointing`, every replica group (:func:`.loop._run_group`, :func:`.wgan.run_group`)
 writes a snapshot of its state between iterations every ``every`` seconds and when it finishes; a later fit of the same group under the same directory (after the
 process was stopped) loads the snapshot and goes on from that iteration instead of iteration 0.
@@ -103,7 +103,7 @@ def current() -> Checkpointing | None:
 @functools.lru_cache(maxsize=1)
 def _commit() -> str | None:
     """The git commit of the package's work tree (None outside git), named by a snapshot so that
-    a later session can resume it from a work tree of that commit after the code moved on."""
+    a later run can resume it from a work tree of that commit after the code moved on."""
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=runner.PACKAGE_DIR, capture_output=True, text=True,
                              timeout=10, check=True)

@@ -1,13 +1,14 @@
-"""The training loop of PATE-GAN replicas run as one batched computation.
+"""The training loop of every PATE-based preset, for R replicas run as one batched computation.
 
-It is the loop of :class:`~pategan_audit.implementations.engine.PateGenerator` (PATE-GAN Alg. 1's
-outer loop, ``jordon2019pategan``) with a replica axis: every replica keeps its own model object,
-random streams, accountant, stopping rule and trace, and calls the same per-replica pieces
-(``begin_fit``, ``may_continue``, ``open_iteration``, ``finish_iteration``, ``end_fit``) as
-a single fit; only the tensor work of one iteration is done once for all replicas by a preset's
-*replica step* (:class:`ReplicaStep`). A preset whose step is its only iteration (borealis,
-smartnoise, corrected) fits one model as a group of one (:func:`fit_one`); a model's callbacks
-see its networks as they are after each iteration.
+It is PATE-GAN Alg. 1's outer loop (``jordon2019pategan``) with a replica axis: every replica
+keeps its own model object, random streams, accountant, stopping rule and trace, and the loop
+calls each replica's hooks of :class:`~pategan_audit.implementations.engine.PateGenerator`
+(``begin_fit``, ``may_continue``, ``open_iteration``, ``finish_iteration``, ``end_fit``); only the
+tensor work of one iteration is done once for all replicas by a preset's *replica step*
+(:class:`ReplicaStep`), which releases the labels through
+:func:`~pategan_audit.implementations.engine.release_votes`. A single fit of any of these presets
+(borealis, smartnoise, corrected, updated, synthcity, gnmax) is a group of one (:func:`fit_one`);
+a model's callbacks see its networks as they are after each iteration.
 
 A replica whose budget is spent (or that reached its cap) is *frozen*: its slice of the
 networks is copied back into its own model object at that moment and it takes no further part
@@ -15,7 +16,7 @@ networks is copied back into its own model object at that moment and it takes no
 step drops it (:meth:`ReplicaStep.keep`), which is cheaper than re-stacking after every stop.
 
 Inside :func:`.checkpoint.checkpointing`, a group writes snapshots of its state between iterations
-and goes on from one when it finds it (a fit stopped by a session's end resumes, same numbers).
+and goes on from one when it finds it (a stopped run resumes with the same numbers).
 """
 from __future__ import annotations
 
@@ -25,8 +26,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..accounting.accountant import charge_replicas
-from ..implementations.engine import PateGenerator
+from ..implementations.engine import PateGenerator, release_votes
 from . import checkpoint
 
 __all__ = ["ReplicaStep", "release_votes", "run_pate_replicas", "fit_one", "record_seen"]
@@ -53,85 +53,6 @@ class ReplicaStep:
         raise NotImplementedError
 
     signature: ClassVar[Callable[[PateGenerator], tuple]]
-
-
-def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.ndarray,
-                  noise: torch.Tensor | None = None) -> torch.Tensor:
-    """Labels [R, n] float32 from the vote counts ``n1`` [R, n]; frozen replicas get zeros.
-
-    Each active replica releases its row exactly as ``PateGenerator.release_votes`` would
-    (PATE-GAN Alg. 1 "PATE_λ" with the preset's mechanism): Laplace noise drawn from its *own*
-    noise stream in the single fit's order (two ``Exp(1)`` draws per noise value), its release
-    rule, its accountant charge and its records. The arithmetic is done for all replicas at once;
-    only the draws and a preset's own ``release_rule`` (the identity but for synthcity's O4) run per replica.
-    ``noise``: the Laplace noise of every replica already drawn (``[R, n]``, or ``[R, n, 2]`` for
-    the two-noise mechanism; the counter streams of :mod:`.streams`), used instead of the
-    replicas' noise streams (rows of frozen replicas are ignored)."""
-    n1 = n1.to("cpu", torch.int64)
-    R, n = n1.shape
-    idx = np.flatnonzero(active)
-    if len(idx) == 0:
-        return torch.zeros((R, n), dtype=torch.float32)
-    pick = slice(None) if len(idx) == R else torch.as_tensor(idx)  # the active replicas' rows
-    m0 = models[idx[0]]
-    cfg = m0.config
-    k, scale, offset = m0.num_teachers_, m0.laplace_scale(), m0.vote_offset
-    two = cfg.vote_mechanism == "two_noise_argmax"
-    if cfg.vote_mechanism not in ("single_noise", "two_noise_argmax"):
-        raise ValueError(f"unknown vote_mechanism {cfg.vote_mechanism!r}")
-    if not scale > 0:
-        raise ValueError(f"the Laplace scale must be > 0, got {scale}")
-    shape = (n, 2) if two else (n,)
-    if noise is not None:
-        if tuple(noise.shape) != (R, *shape):
-            raise ValueError(f"noise must be [R, n{', 2' if two else ''}] = {[R, *shape]} for {cfg.vote_mechanism}, "
-                             f"got {list(noise.shape)}")
-        noise = noise.to("cpu", torch.float64)[pick]
-    elif len(idx) == 1:  # votes.laplace: E1 then E2 from the replica's noise stream
-        g = models[idx[0]].noise_gen
-        e1 = torch.empty(shape, dtype=torch.float64).exponential_(1.0, generator=g)
-        e2 = torch.empty(shape, dtype=torch.float64).exponential_(1.0, generator=g)
-        noise = (scale * (e1 - e2))[None]
-    else:
-        draws = torch.empty((len(idx), 2, *shape), dtype=torch.float64)
-        for j, r in enumerate(idx):  # votes.laplace: E1 then E2 from the replica's noise stream
-            g = models[r].noise_gen
-            draws[j, 0].exponential_(1.0, generator=g)
-            draws[j, 1].exponential_(1.0, generator=g)
-        noise = scale * (draws[:, 0] - draws[:, 1])
-    v = n1[pick]
-    vf = v.to(torch.float64)
-    if two:
-        labels = (vf + noise[..., 1] > (k - vf) + noise[..., 0]).to(torch.int64)
-    else:
-        labels = (vf + noise > 0.5 * (k + offset)).to(torch.int64)
-    custom_release = type(m0).release_rule is not PateGenerator.release_rule
-    charged = np.ones(len(idx), dtype=bool)
-    if custom_release:
-        for j, r in enumerate(idx):
-            labels[j], charged[j] = models[r].release_rule(labels[j])
-    _charge(models, idx, v.numpy(), charged)
-    if cfg.record:
-        vn, nn_, ln = v.numpy(), noise.numpy(), labels.numpy()
-        for j, r in enumerate(idx):
-            buf = models[r].iteration_records
-            buf["votes"].append(vn[j].copy())
-            buf["noise"].append(nn_[j].copy())
-            buf["labels"].append(ln[j].copy())
-            buf["charged"].append(np.full(n, bool(charged[j])))
-    if len(idx) == R:
-        return labels.to(torch.float32)
-    out = torch.zeros((R, n), dtype=torch.float32)
-    out[pick] = labels.to(torch.float32)
-    return out
-
-
-def _charge(models: Sequence[PateGenerator], idx: np.ndarray, votes: np.ndarray, charged: np.ndarray) -> None:
-    """Charge each replica's accountant for its queries (as ``_release_votes``): the
-    data-independent increment per query, or the increments of its vote histogram
-    (:func:`~pategan_audit.accounting.accountant.charge_replicas`)."""
-    charge_replicas([models[r].accountant for r in idx], votes, charged,
-                    worst_case=models[idx[0]]._charges_worst_case())
 
 
 def record_seen(models: Sequence[PateGenerator], rows: torch.Tensor, active: np.ndarray,

@@ -15,8 +15,8 @@ of ``R`` networks and one generator of ``R`` networks (:func:`~pategan_audit.rep
 Every random draw (teacher batches, latent codes, vote noise) still comes from the replica's own
 streams in the single fit's order; the vote counts of all replicas are computed in one pass and
 each replica releases its labels with its own noise and accountant
-(:func:`~pategan_audit.replicas.loop.release_votes`). At R = 1 on the CPU the step trains the
-model's own networks with its own optimisers (stacking one replica is the identity) and runs the
+(:func:`~pategan_audit.implementations.engine.release_votes`). At R = 1 on the CPU the
+step trains the model's own networks with its own optimisers (stacking one replica is the identity) and runs the
 kernels of one network: the first layer reads the ``[n, in]`` rows, each loss is one mean, and
 smartnoise's generator keeps its ``nn.LayerNorm``; so a fit's numbers do not depend on whether
 it ran alone or in a group of one.
@@ -46,8 +46,8 @@ from torch import nn
 from ..components.generators import ResidualLayerNormGenerator
 from ..components.networks import adam
 from ..components.teachers import NeuralTeachers
-from ..implementations.engine import PateGenerator
-from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
+from ..implementations.engine import PateGenerator, release_votes
+from .loop import ReplicaStep, record_seen, run_pate_replicas
 from .stack import StackedBlockSampler, replica_slice, shape_signature, stack_modules, unstack_into
 from .streams import Draws, as_integers, as_laplace, as_normal, as_permutation, as_uniform, stream_keys
 
@@ -243,7 +243,8 @@ class NeuralStep(ReplicaStep):
 
     def _vote_noise(self, rnd: int) -> torch.Tensor | None:
         """The vote noise of student round ``rnd`` for every replica, or None: each replica draws
-        its own from ``noise_gen`` when it releases (:func:`~.loop.release_votes`)."""
+        its own from ``noise_gen`` when it releases
+        (:func:`~pategan_audit.implementations.engine.release_votes`)."""
         return None
 
     def _net(self, net: nn.Module, x: torch.Tensor) -> torch.Tensor:
@@ -263,12 +264,8 @@ class NeuralStep(ReplicaStep):
 
     def _release(self, n1: torch.Tensor, active: np.ndarray, rnd: int) -> torch.Tensor:
         """Labels ``[R, n]`` of student round ``rnd`` from the vote counts ``n1`` ``[R, n]``: every
-        active replica's noisy release (:func:`~.loop.release_votes`); one replica drawing its own
-        noise releases through its model (``release_votes``), the same numbers with less overhead."""
-        noise = self._vote_noise(rnd)
-        if self.R == 1 and noise is None:
-            return self.models[0].release_votes(n1[0].cpu())[None]
-        return release_votes(self.models, n1, active, noise=noise)
+        active replica's noisy release (:func:`~pategan_audit.implementations.engine.release_votes`)."""
+        return release_votes(self.models, n1, active, noise=self._vote_noise(rnd))
 
     def _fakes(self, latent: torch.Tensor) -> torch.Tensor:
         """Generated rows ``[R, n, D]`` (teacher-input space) from ``latent`` [R, n, width]; at R = 1

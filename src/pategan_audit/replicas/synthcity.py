@@ -25,7 +25,7 @@ ensemble of ``R·k`` problems:
   (:func:`~pategan_audit.replicas.neural.stack_teachers`);
 * votes: replica r's k teachers score its own generated rows (one batched float64 product), and
   each replica releases its labels with its own noise stream, O4 skip rule and accountant
-  (:func:`~pategan_audit.replicas.loop.release_votes`);
+  (:func:`~pategan_audit.implementations.engine.release_votes`);
 * student and generator steps: the losses are sums of the replicas' losses, so every slice gets
   exactly its own gradient; gradient-norm clipping (``clip_grad_norm_`` of one network) is done
   per replica (the norm over that replica's slices of all parameters, each slice scaled by its
@@ -75,8 +75,8 @@ from ..components.logistic import LogisticFit
 from ..components.networks import adam
 from ..components.partition import permutation_blocks
 from ..components.teachers import LogisticTeachers
-from ..implementations.engine import PateGenerator
-from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
+from ..implementations.engine import PateGenerator, release_votes
+from .loop import ReplicaStep, record_seen, run_pate_replicas
 from .neural import replica_votes, stack_teachers
 from .stack import copy_optimizer_state, keep_replicas, keep_rows, state_slice, solver_replicas, shape_signature, unstack_into
 from .streams import (Draws, as_integers, as_laplace, as_normal, as_permutation, as_uniform, as_uniform64, stream_keys,
@@ -454,7 +454,8 @@ class SynthcityStep(ReplicaStep):
 
     def _vote_noise(self, step: int) -> torch.Tensor | None:
         """The vote noise of critic step ``step`` for every replica, or None: each replica draws
-        its own from ``noise_gen`` when it releases (:func:`~.loop.release_votes`)."""
+        its own from ``noise_gen`` when it releases
+        (:func:`~pategan_audit.implementations.engine.release_votes`)."""
         return None
 
     def _begin_draws(self, it: int) -> None:
@@ -513,7 +514,8 @@ class SynthcityStep(ReplicaStep):
     def _critic_step(self, models: list[PateGenerator], rows: torch.Tensor, on: np.ndarray, step: int = 0) -> None:
         """One student (WGAN-GP critic, upstream ``plugins/core/models/gan.py``) step of every replica
         on its real batch ``rows`` [R, b] (positions into its table): the fakes are labelled by the
-        noisy teacher vote (votes, noise, the O4 skip rule, accountant: :func:`~.loop.release_votes`).
+        noisy teacher vote (votes, noise, the O4 skip rule, accountant:
+        :func:`~pategan_audit.implementations.engine.release_votes`).
         With ``student_reads_real`` (O1) the real rows are "real" examples and the gradient penalty
         interpolates real and fake rows; otherwise only the labelled fakes enter (positives = label
         1). Loss ``−mean(D(real ∪ fakes labelled 1)) + mean(D(fakes labelled 0)) + w·GP``, the

@@ -25,7 +25,7 @@ teachers:
 Every random draw (latent codes, teacher batches, vote noise) comes from the replica's own
 streams in the single fit's order; vote counts of all replicas are computed in one pass and each
 replica releases its labels with its own noise stream and accountant
-(:func:`~pategan_audit.replicas.loop.release_votes`). Student and generator losses are the sums
+(:func:`~pategan_audit.implementations.engine.release_votes`). Student and generator losses are the sums
 of the replicas' losses, so each slice gets exactly its own gradient, and TF1 RMSProp / Adam are
 element-wise.
 
@@ -54,8 +54,8 @@ from ..components.generators import TF1RMSProp
 from ..components.logistic import LogisticFit
 from ..components.networks import adam
 from ..components.teachers import LogisticTeachers, NeuralTeachers
-from ..implementations.engine import PateGenerator
-from .loop import ReplicaStep, record_seen, release_votes, run_pate_replicas
+from ..implementations.engine import PateGenerator, release_votes
+from .loop import ReplicaStep, record_seen, run_pate_replicas
 from .stack import copy_optimizer_state, keep_replicas, replica_rows, solver_replicas, replica_slice, shape_signature, stack_draws, stack_modules, unstack_into
 from .streams import Draws, as_laplace, as_permutation, stream_keys
 
@@ -203,7 +203,8 @@ class UpdatedStep(ReplicaStep):
 
     def _vote_noise(self, rnd: int) -> torch.Tensor | None:
         """The vote noise of student round ``rnd`` for every replica, or None: each replica draws
-        its own from ``noise_gen`` when it releases (:func:`~.loop.release_votes`)."""
+        its own from ``noise_gen`` when it releases
+        (:func:`~pategan_audit.implementations.engine.release_votes`)."""
         return None
 
     def _compact(self, active: np.ndarray) -> list[int] | None:

@@ -84,3 +84,21 @@ def test_aggregate_dispatch_and_errors():
     with pytest.raises(ValueError, match="vote_mechanism"):
         aggregate(n1, mechanism="gaussian", num_teachers=5, laplace_scale=1.0, generator=gen())
     assert np.isin(a.labels.numpy(), [0, 1]).all()
+
+
+def test_noisy_labels_is_the_rule_for_one_batch_and_for_many():
+    """The labelling rule is written once (votes.noisy_labels): the single-batch votes and the
+    R-replica release (engine.release_votes) both call it; on [R, n] it equals row by row."""
+    from pategan_audit.components.votes import noisy_labels
+
+    n1 = torch.tensor([[0, 3, 5, 10], [7, 2, 5, 1]])
+    noise = torch.tensor([[0.4, -0.6, 0.1, 0.0], [-2.0, 0.6, -0.1, 4.1]], dtype=torch.float64)
+    got = noisy_labels(n1, noise, mechanism="single_noise", num_teachers=10, offset=0.0)
+    assert got.tolist() == [[0, 0, 1, 1], [0, 0, 0, 1]]  # n1 + noise > 5 (7 - 2.0 = 5 is not)
+    for r in range(2):
+        assert torch.equal(noisy_labels(n1[r], noise[r], mechanism="single_noise", num_teachers=10), got[r])
+    two = torch.stack([noise, -noise], dim=-1)  # [R, n, 2]: columns for n0 and n1
+    assert noisy_labels(n1, two, mechanism="two_noise_argmax", num_teachers=10).tolist() == \
+        (n1.double() - noise > (10 - n1.double()) + noise).long().tolist()
+    with pytest.raises(ValueError, match="unknown vote_mechanism 'median'"):
+        noisy_labels(n1, noise, mechanism="median", num_teachers=10)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import torch
 
-__all__ = ["MECHANISMS", "VoteResult", "laplace", "count_votes", "single_noise_vote", "two_noise_argmax_vote", "aggregate"]
+__all__ = ["MECHANISMS", "VoteResult", "laplace", "noisy_labels", "count_votes", "single_noise_vote", "two_noise_argmax_vote", "aggregate"]
 
 MECHANISMS = ("single_noise", "two_noise_argmax")
 
@@ -51,12 +51,26 @@ def count_votes(predictions: torch.Tensor) -> torch.Tensor:
     return predictions.to(torch.int64).sum(dim=0)
 
 
+def noisy_labels(n1: torch.Tensor, noise: torch.Tensor, *, mechanism: str, num_teachers: int,
+                 offset: float = 0.0) -> torch.Tensor:
+    """The released labels (int64, ``n1``'s shape) of vote counts ``n1`` and their Laplace noise
+    (``n1``'s shape, or with a last axis of 2 for the two-noise mechanism: columns for n0 and
+    n1): the one place of the labelling rule, for one batch or R replicas' batches at once
+    (:func:`pategan_audit.implementations.engine.release_votes`)."""
+    n1f = n1.to(torch.float64)
+    if mechanism == "single_noise":
+        return (n1f + noise > 0.5 * (num_teachers + offset)).to(torch.int64)
+    if mechanism == "two_noise_argmax":
+        return (n1f + noise[..., 1] > (num_teachers - n1f) + noise[..., 0]).to(torch.int64)
+    raise ValueError(f"unknown vote_mechanism {mechanism!r}; choose one of {MECHANISMS}")
+
+
 def single_noise_vote(
     n1: torch.Tensor, *, num_teachers: int, laplace_scale: float, generator: torch.Generator, offset: float = 0.0
 ) -> VoteResult:
     """``r = 1[n1 + Lap(b) > (k + offset)/2]``, one draw per query (implementation notes §updated.votes, §synthcity.votes, §borealis.votes, §smartnoise.votes)."""
     noise = laplace((n1.shape[0],), scale=laplace_scale, generator=generator)
-    labels = (n1.to(torch.float64) + noise > 0.5 * (num_teachers + offset)).to(torch.int64)
+    labels = noisy_labels(n1, noise, mechanism="single_noise", num_teachers=num_teachers, offset=offset)
     return VoteResult(n1=n1.to(torch.int64), noise=noise, labels=labels)
 
 
@@ -66,8 +80,7 @@ def two_noise_argmax_vote(
     """``r = argmax(n0 + Z0, n1 + Z1)`` with independent ``Z_j ~ Lap(b)`` (implementation notes §corrected.votes);
     ties go to 0. With ``b = 1/γ`` each query is (2γ, 0)-DP and PATE's Lemma 4 applies."""
     noise = laplace((n1.shape[0], 2), scale=laplace_scale, generator=generator)
-    n1f = n1.to(torch.float64)
-    labels = (n1f + noise[:, 1] > (num_teachers - n1f) + noise[:, 0]).to(torch.int64)
+    labels = noisy_labels(n1, noise, mechanism="two_noise_argmax", num_teachers=num_teachers)
     return VoteResult(n1=n1.to(torch.int64), noise=noise, labels=labels)
 
 

@@ -34,7 +34,7 @@ from ..accounting import MomentsAccountant
 from ..accounting.accountant import charge_replicas
 from ..accounting.formulas import KINDS
 from ..accounting.ledger import Accountant
-from ..components.votes import MECHANISMS
+from ..components.votes import MECHANISMS, laplace, noisy_labels
 from ..seeds import torch_generator, training_streams
 from .base import BaseConfig, BaseGenerator, training_threads, validate_privacy, validate_seed
 
@@ -357,24 +357,10 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
             raise ValueError(f"noise must be [R, n{', 2' if two else ''}] = {[R, *shape]} for {cfg.vote_mechanism}, "
                              f"got {list(noise.shape)}")
         noise = noise.to("cpu", torch.float64)[pick]
-    elif len(idx) == 1:  # votes.laplace: E1 then E2 from the replica's noise stream
-        g = models[idx[0]].noise_gen
-        e1 = torch.empty(shape, dtype=torch.float64).exponential_(1.0, generator=g)
-        e2 = torch.empty(shape, dtype=torch.float64).exponential_(1.0, generator=g)
-        noise = (scale * (e1 - e2))[None]
-    else:
-        draws = torch.empty((len(idx), 2, *shape), dtype=torch.float64)
-        for j, r in enumerate(idx):  # votes.laplace: E1 then E2 from the replica's noise stream
-            g = models[r].noise_gen
-            draws[j, 0].exponential_(1.0, generator=g)
-            draws[j, 1].exponential_(1.0, generator=g)
-        noise = scale * (draws[:, 0] - draws[:, 1])
+    else:  # each replica's Laplace noise from its own stream (votes.laplace: E1 then E2)
+        noise = torch.stack([laplace(shape, scale=scale, generator=models[r].noise_gen) for r in idx])
     v = n1[pick]
-    vf = v.to(torch.float64)
-    if two:
-        labels = (vf + noise[..., 1] > (k - vf) + noise[..., 0]).to(torch.int64)
-    else:
-        labels = (vf + noise > 0.5 * (k + offset)).to(torch.int64)
+    labels = noisy_labels(v, noise, mechanism=cfg.vote_mechanism, num_teachers=k, offset=offset)
     charged = np.ones(len(idx), dtype=bool)
     if type(m0).release_rule is not PateGenerator.release_rule:
         for j, r in enumerate(idx):

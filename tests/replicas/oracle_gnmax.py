@@ -20,7 +20,7 @@ import torch.nn.functional as F
 
 from pategan_audit.implementations import create
 
-from .oracle_neural import oracle_fit
+from .oracle_neural import oracle_fit, oracle_label
 
 __all__ = ["oracle_model", "oracle_iteration"]
 
@@ -60,7 +60,7 @@ def oracle_iteration(model, it: int) -> None:
     _teacher_rounds(model)
     with torch.no_grad():
         u = model._fakes(model._latent(int(cfg.query_batch), model.train_gen, sampling=False), generator=model.train_gen)
-    labels = model._label(u)
+    labels = oracle_label(model, u)
     keep = model.answered_
     model.trace.extra["answered"].append(int(keep.sum()))
     if keep.any():

@@ -19,7 +19,16 @@ import torch.nn.functional as F
 
 from pategan_audit.implementations import create
 
-__all__ = ["oracle_model", "oracle_iteration", "oracle_fit"]
+__all__ = ["oracle_model", "oracle_iteration", "oracle_fit", "oracle_label"]
+
+
+def oracle_label(model, fake: torch.Tensor) -> torch.Tensor:
+    """The teachers' votes on ``fake`` (teacher-input space) released by the model's own
+    ``_release_votes`` (noisy aggregation, release rule, accountant charge, records): labels as
+    float32 [n], as the upstream single-fit code labels one batch."""
+    with torch.no_grad():
+        n1 = model.teachers.votes(fake.detach())
+    return model._release_votes(n1)
 
 
 def oracle_fit(model, df, label) -> None:
@@ -60,7 +69,7 @@ def oracle_iteration(model, it: int) -> None:
     for _ in range(int(model.config.student_iters)):
         with torch.no_grad():
             u = model._fakes(model._latent(B, model.train_gen, sampling=False), generator=model.train_gen)
-        r = model._label(u)
+        r = oracle_label(model, u)
         loss_s = F.binary_cross_entropy_with_logits(model.student.single(u)[:, 0], r)
         model.opt_student.zero_grad(set_to_none=True)
         loss_s.backward()

@@ -21,7 +21,7 @@ import torch.nn.functional as F
 
 from pategan_audit.implementations import create
 
-from .oracle_neural import oracle_fit
+from .oracle_neural import oracle_fit, oracle_label
 
 __all__ = ["oracle_model", "oracle_iteration"]
 
@@ -44,7 +44,7 @@ def _critic_step(model, rows: np.ndarray) -> None:
     cond = model.dataset_cond_[rows] if reads_real else model.cond_sampler.sample(b, generator=gen)
     with torch.no_grad():
         fake_raw = model._fakes(torch.cat([torch.randn(b, cfg.n_units_hidden, generator=gen), cond], dim=1), generator=gen)
-    labels = model._label(fake_raw).bool()
+    labels = oracle_label(model, fake_raw).bool()
     fake = torch.cat([fake_raw, cond], dim=1)
     d_fake = model.student.single(fake)[:, 0]
     if reads_real:

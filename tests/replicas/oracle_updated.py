@@ -17,7 +17,7 @@ import torch
 
 from pategan_audit.implementations import create
 
-from .oracle_neural import oracle_fit
+from .oracle_neural import oracle_fit, oracle_label
 
 __all__ = ["oracle_model", "oracle_iteration"]
 
@@ -42,7 +42,7 @@ def oracle_iteration(model, it: int) -> None:
     for _ in range(model.student_steps()):
         with torch.no_grad():
             u = model._fakes(model._latent(B, model.train_gen, sampling=False))
-        _student_step(model, u, model._label(u))
+        _student_step(model, u, oracle_label(model, u))
     fake = model._fakes(model._latent(B, model.train_gen, sampling=False))
     loss_g = -torch.mean(model.student.single(fake))
     model.opt_generator.zero_grad(set_to_none=True)

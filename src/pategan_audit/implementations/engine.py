@@ -207,13 +207,6 @@ class PateGenerator(BaseGenerator):
             for t, r in enumerate(rows):
                 self.seen_[t, np.asarray(r, dtype=np.int64)] = True
 
-    def _label(self, fake: torch.Tensor) -> torch.Tensor:
-        """Teacher votes on ``fake`` (teacher-input space), noisy aggregation, accountant charge,
-        recording. Returns the released labels as float32 [n]."""
-        with torch.no_grad():
-            n1 = self.teachers.votes(fake.detach())
-        return self._release_votes(n1)
-
     def _release_votes(self, n1: torch.Tensor) -> torch.Tensor:
         """Everything after the teachers' count ``n1`` [n]: :func:`release_votes` for this one
         model (noise from its own stream, its release rule, its accountant's charge, its

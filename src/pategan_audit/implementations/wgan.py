@@ -211,9 +211,19 @@ class WganGenerator(BaseGenerator):
         (shared, read-only) instead of being computed again, the same values a fresh
         preparation gives, which saves most of a replica's set-up in a large ``fit_many``; the
         streams and initial networks are still the replica's own."""
+        if prepared is not None:
+            return self._begin(None, label, prepared)
+        before = dict(vars(self))  # what _accept and _prepare set is the table's preparation
+        return self._begin(self._accept(df, label), label, None, before)
+
+    def _begin(self, frame: pd.DataFrame | None, label: str | None, prepared: dict | None,
+               before: dict | None = None) -> dict:
+        """:meth:`begin_fit` on a table ``_accept`` already checked (``fit`` checked it before
+        ``_fit``), or on the ``prepared`` mapping of another replica (``frame`` None). ``before``:
+        the model's attributes before the preparation began (default: now)."""
         if prepared is None:
-            before = dict(vars(self))
-            self._prepare(self._accept(df, label), label)
+            before = dict(vars(self)) if before is None else before
+            self._prepare(frame, label)
             prepared = {k: v for k, v in vars(self).items()
                         if k != "trace" and (k not in before or before[k] is not v)}
             prepared["trace.bounds"] = self.trace.bounds
@@ -225,12 +235,6 @@ class WganGenerator(BaseGenerator):
         self._build(int(self.X_.shape[0]))
         self._note_sizes()
         return prepared
-
-    def _setup(self, df: pd.DataFrame, label: str | None) -> None:
-        self._streams()
-        self._prepare(df, label)
-        self._build(int(self.X_.shape[0]))
-        self._note_sizes()
 
     def _note_sizes(self) -> None:
         self.trace.extra.update(
@@ -253,7 +257,9 @@ class WganGenerator(BaseGenerator):
             self.trace.extra["blocks"] = [b.numpy() for b in self.blocks_]
 
     def _fit(self, df: pd.DataFrame, label: str | None) -> None:
-        self._setup(df, label)
+        """The fit: the set-up of :meth:`begin_fit`, then :func:`~pategan_audit.replicas.wgan.run_group`
+        at R = 1 (the step every replica of ``fit_many`` trains through)."""
+        self._begin(df, label, None)
         run_group([self])
 
     def _with_cond(self, x: torch.Tensor, y: torch.Tensor | None) -> torch.Tensor:

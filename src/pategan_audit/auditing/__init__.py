@@ -16,6 +16,12 @@ Map (the section of the book's implementation notes in brackets):
 | ``audit`` | end-to-end runs → tidy records (H schema), the violation ablation |
 | ``diagnostics`` | checks that explain results: do released rows move with training, vote unanimity, encoder categories |
 | ``summaries`` | channel decomposition (paper → fixed_size → controlled) and the ablation table [implementation notes §audit.channels] |
+| ``fdp`` | the Gaussian-DP (μ-GDP) estimate from an attack's ROC curve and the ε it implies if the trade-off curve is Gaussian |
+| ``mechanism``, ``mechanism_gnmax`` | one-query audits of the vote aggregators themselves (no training) |
+| ``probes`` | Table 2 observed: each violation looked for in a fitted model's behaviour |
+| ``past_ceiling`` | audits with more test outputs where the paper-scale audit was perfect (issue 40) |
+| ``verdicts`` | the archived audits as Figure 5 / 12 rows and verdicts beside the paper |
+| ``archives`` | the audit archives' specs (settings, profiles, resumable per setting) |
 """
 from .attacks import AttackResult, DirectionResult, counts_at_threshold, evaluate_scores, random_forest_attack, select_threshold, split_sizes
 from .audit import (

@@ -7,6 +7,8 @@
 | Fig. 4 + table | :mod:`.moments` | one smartnoise vote stream fed to every accountant formula (implementation notes §traces.moments) |
 | all | :mod:`.suite` | one profile's runs in one cached parallel map |
 | all | :mod:`.profiles` | fixed §6.1 settings and the ``smoke`` / ``book`` / ``paper`` run sizes |
+| all | :mod:`.fitting` | one preset trained with the §6.1 settings, its trace and per-iteration callbacks |
+| all | :mod:`.records`, :mod:`.archives` | the tidy records and the ``traces_paper`` archive's spec |
 
 Every run takes a seed, is cached through :func:`pategan_audit.runner.cached` (namespace
 ``"traces"``) and ends up in a tidy DataFrame (implementation notes §records.schema).

@@ -4,7 +4,10 @@
 ``run`` — train/sample/score one cell, cached, and grids in parallel;
 ``aggregate`` — best-of-n, mean ± SE, AUROC-Δ, DPGAN count;
 ``profiles`` — the smoke / book / paper profiles and one builder per table or figure;
-``twins`` — sweep cells held by the iteration cap at a smaller ε, which need no training.
+``twins`` — sweep cells held by the iteration cap at a smaller ε, which need no training;
+``tables`` — the printed tables' layouts (arrangement only);
+``protocols`` — which archive (and protocol) each Table 4 cell is read from;
+``archives`` — the utility archives' specs (cells, resumable per cell).
 """
 from .aggregate import CELL_KEYS, auroc_delta, auroc_delta_undefined, best_of_n, best_per_classifier, dpgan_count, mean_auroc_delta, mean_se, setting_a_scores
 from .cells import PAPER_TRAIN_SIZES, SettingACell, UtilityCell, derive_seed, teacher_count, teacher_ratio, to_training_dtypes, variant_label

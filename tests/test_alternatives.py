@@ -128,6 +128,29 @@ def test_same_seed_same_sample_in_processes_with_different_hash_seeds(cervical):
     assert len(digests) == 1
 
 
+@pytest.fixture(scope="module", params=MECHANISMS)
+def fitted_eps10(request, cervical):
+    """One fit at ε = 10 on the public bounds, where the measurements carry the data's marginals."""
+    df, bounds = cervical
+    return df, request.param(epsilon=10.0, seed=5, bins=4, domain=bounds, model_kwargs=FAST).fit(df, label="Biopsy")
+
+
+def test_sample_is_not_degenerate_where_the_data_are_not(fitted_eps10):
+    """A sample that repeats one row, or drops a class or a value the data hold, fails here: at
+    ε = 10 on 686 rows the noise is far below the counts, so the sample follows the data."""
+    df, model = fitted_eps10
+    synth = model.sample(500, seed=0)
+    bands = synth.assign(Age=(synth["Age"] - 13) // 16.5)[["Age", "Smokes", "Biopsy"]]  # Age's 4 bins
+    assert len(bands.drop_duplicates()) >= 8  # the data hold 13 such combinations
+    assert len(synth.drop_duplicates()) > 400  # Smokes_years comes back as draws inside its bins
+    for col in COLUMNS:
+        assert synth[col].nunique() > 1, f"{col} is constant in the sample but not in the data"
+    assert set(synth["Biopsy"]) == {0, 1} and set(synth["Smokes"]) == {0, 1}
+    for col in ("Smokes", "Biopsy"):  # data: 0.144 and 0.064
+        assert abs(synth[col].mean() - df[col].mean()) < 0.06, col
+    assert abs(synth["Age"].mean() - df["Age"].mean()) < 5  # 4 bins of 16.5 years: draws inside the bin
+
+
 def test_public_bounds_spend_the_whole_budget_on_the_model(fitted):
     model = fitted[2][0]
     assert model.budget["model_epsilon"] == 1.0 and model.budget["domain_epsilon"] == 0.0
@@ -153,6 +176,17 @@ def test_dp_domain_splits_the_budget_and_is_seeded(cervical):
     assert list(synth.columns) == COLUMNS and synth.dtypes.to_dict() == df.dtypes.to_dict()
     assert np.isfinite(synth.to_numpy(dtype=float)).all()
     pd.testing.assert_frame_equal(synth, b.sample(100, seed=0))
+
+
+def test_dp_domain_samples_only_the_labels_classes(cervical):
+    """PrivTree binned an integer label over DP bounds with power-of-two edges ([0, 2) for a 0/1
+    label) and rounded draws inside a bin: 12 of these 500 rows came back with Biopsy = 2."""
+    df, _ = cervical
+    model = PrivBayes(epsilon=10.0, seed=5, bins=4, domain="dp", domain_share=0.5, model_kwargs=FAST)
+    synth = model.fit(df, label="Biopsy").sample(500, seed=0)
+    assert set(synth["Biopsy"]) == {0, 1}
+    assert synth.dtypes.to_dict() == df.dtypes.to_dict()
+    assert 0.02 < synth["Biopsy"].mean() < 0.15  # data: 0.064
 
 
 def test_factory_builds_unfitted_generators_with_the_given_seed(cervical):

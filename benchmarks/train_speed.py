@@ -349,6 +349,19 @@ def sample_difference(a: dict, b: dict) -> float:
     return float(np.max(np.where(nan_a, 0.0, diff), initial=0.0))
 
 
+def ratios(fits: dict[str, list[dict]]) -> dict[str, float]:
+    """Per measure (CPU, wall): each arm's median, new/base of the medians, and the median of the
+    per-round new/base ratios (``_paired``), from the arms' fits in round order."""
+    out: dict[str, float] = {}
+    for measure in ("cpu_s", "wall_s"):
+        med = {arm: float(np.median([f[measure] for f in fits[arm]])) for arm in ("base", "new")}
+        out[f"base_{measure}"], out[f"new_{measure}"] = med["base"], med["new"]
+        out[f"{measure[:-2]}_ratio"] = med["new"] / med["base"]
+        out[f"{measure[:-2]}_ratio_paired"] = float(np.median([n[measure] / b[measure]  # per round, then median
+                                                               for n, b in zip(fits["new"], fits["base"])]))
+    return out
+
+
 def time_preset(workers: dict[str, FitWorker], preset: str, kwargs: dict, rounds: int) -> dict:
     """One untimed warm-up fit per arm, then ``rounds`` timed fits per arm in ABBA order (round r's
     seed r + 1 in both); medians, new/base ratios, the samples' largest difference and the load."""
@@ -365,13 +378,7 @@ def time_preset(workers: dict[str, FitWorker], preset: str, kwargs: dict, rounds
         worst = max(worst, sample_difference(got["base"], got["new"]))
         for arm in order:
             fits[arm].append({k: got[arm][k] for k in ("cpu_s", "wall_s", "iterations", "load")})
-    row: dict[str, Any] = {"preset": preset}
-    for measure in ("cpu_s", "wall_s"):
-        med = {arm: float(np.median([f[measure] for f in fits[arm]])) for arm in fits}
-        row[f"base_{measure}"], row[f"new_{measure}"] = med["base"], med["new"]
-        row[f"{measure[:-2]}_ratio"] = med["new"] / med["base"]
-        row[f"{measure[:-2]}_ratio_paired"] = float(np.median([n[measure] / b[measure]  # per round, then median
-                                                               for n, b in zip(fits["new"], fits["base"])]))
+    row: dict[str, Any] = {"preset": preset, **ratios(fits)}
     loads = [x for arm in fits for f in fits[arm] for x in f["load"]]
     row.update(iterations_base=sorted({f["iterations"] for f in fits["base"]}),
                iterations_new=sorted({f["iterations"] for f in fits["new"]}),
@@ -388,13 +395,7 @@ def pool_pairs(rows: list[dict]) -> dict:
     if len(rows) == 1:
         return rows[0]
     fits = {arm: [{**f, "pair": i} for i, r in enumerate(rows) for f in r["fits"][arm]] for arm in ("base", "new")}
-    row: dict[str, Any] = {"preset": rows[0]["preset"]}
-    for measure in ("cpu_s", "wall_s"):
-        med = {arm: float(np.median([f[measure] for f in fits[arm]])) for arm in fits}
-        row[f"base_{measure}"], row[f"new_{measure}"] = med["base"], med["new"]
-        row[f"{measure[:-2]}_ratio"] = med["new"] / med["base"]
-        row[f"{measure[:-2]}_ratio_paired"] = float(np.median([n[measure] / b[measure]
-                                                               for n, b in zip(fits["new"], fits["base"])]))
+    row: dict[str, Any] = {"preset": rows[0]["preset"], **ratios(fits)}
     worst = [r["sample_max_abs_diff"] for r in rows]
     row.update(iterations_base=sorted({i for r in rows for i in r["iterations_base"]}),
                iterations_new=sorted({i for r in rows for i in r["iterations_new"]}),

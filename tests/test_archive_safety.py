@@ -115,11 +115,11 @@ def test_a_run_of_the_same_profile_still_resumes(name, tmp_path, computed):
 
 
 @pytest.mark.parametrize("profile", ["smoke", "book"])
-def test_a_reduced_run_needs_another_folder_than_the_books(profile, tmp_path, monkeypatch, computed, capsys):
+def test_a_reduced_run_needs_another_folder_than_the_books(profile, tmp_path, use_archive, computed, capsys):
     """The reviewer's case: ``--profile smoke`` without ``--directory`` replaced the committed
-    utility_large. The book's archive folder is $PATEGAN_AUDIT_ARCHIVE here, a temp folder."""
+    utility_large. The book's archive folder is a temp folder here (run option and variable)."""
     books = tmp_path / "book_archive"
-    monkeypatch.setenv("PATEGAN_AUDIT_ARCHIVE", str(books))
+    use_archive(books)
     stored = _store(books, "utility_large", "large")
     for directory in (None, books):  # named explicitly, it is still the book's folder
         with pytest.raises(archive.ArchiveRefused, match="--directory DIR"):
@@ -139,8 +139,8 @@ def test_a_reduced_run_needs_another_folder_than_the_books(profile, tmp_path, mo
     assert archive.read_archive("traces_paper").meta["profile"] == profile
 
 
-def test_the_archives_own_profile_may_write_the_books_folder(tmp_path, monkeypatch, computed):
-    monkeypatch.setenv("PATEGAN_AUDIT_ARCHIVE", str(tmp_path))
+def test_the_archives_own_profile_may_write_the_books_folder(tmp_path, use_archive, computed):
+    use_archive(tmp_path)
     archive.run_archive("audit_ablation_groundhog_large", n_jobs=1)  # its own: resolvable
     assert computed == [("resolvable", None)]
 

@@ -1,11 +1,13 @@
 """Datasets: counts (Table 7), the authors' splits, checksums and error messages."""
 import shutil
 import warnings
+from dataclasses import replace
 
 import pandas as pd
 import pytest
 
 from pategan_audit import datasets as D
+from pategan_audit import runner
 
 
 @pytest.mark.parametrize("name,label,train_rows,test_rows,d,pos_train", [
@@ -75,7 +77,7 @@ def test_credit_user_file(tmp_path, monkeypatch):
     full = sub.astype(float).assign(Time=0.0)
     path = tmp_path / "creditcard.csv"
     full.to_csv(path, index=False)
-    monkeypatch.setenv("PATEGAN_AUDIT_CREDIT_CSV", str(path))
+    runner.activate(replace(runner.current_options(), credit_csv=str(path)))  # as PATEGAN_AUDIT_CREDIT_CSV at an entry point
     ds = D.load("credit")
     assert len(ds.train) + len(ds.test) == len(sub) and ds.summary["N"] == len(sub)
     bad = tmp_path / "bad.csv"
@@ -126,6 +128,22 @@ def test_errors(tmp_path, monkeypatch):
     with pytest.raises(D.DataError, match="is missing"):
         D.load("cervical_cancer")
     D._checked.cache_clear()
+
+
+def test_the_data_folder_is_a_run_option(tmp_path):
+    """``RunOptions.data_dir`` (PATEGAN_AUDIT_DATA at an entry point) moves the data: the files are
+    read from there, and checked against the same checksums."""
+    copy = tmp_path / "data"
+    shutil.copytree(D.DATA_DIR / "cervical_cancer", copy / "cervical_cancer")
+    with runner.using(runner.RunOptions(data_dir=str(copy))):
+        assert D.data_dir() == copy
+        assert D.load("cervical_cancer").train.equals(D.load("cervical_cancer").train)
+        (copy / "cervical_cancer" / "data.csv.gz").unlink()
+        D._checked.cache_clear()
+        with pytest.raises(D.DataError, match=f"missing under {copy}.*data_dir"):
+            D.load("cervical_cancer")
+    D._checked.cache_clear()
+    assert D.load("cervical_cancer").train.shape == (686, 29)  # the default folder again
 
 
 def test_data_readme_lists_every_checksum():

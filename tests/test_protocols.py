@@ -170,13 +170,13 @@ def test_a_claim_whose_number_no_longer_moves_ours_toward_the_paper_is_lowered()
     assert "ours now from utility_best25_large" in newer["explanation"]
 
 
-def test_the_experiments_compare_with_the_cell_the_scorecard_reads(tmp_path, monkeypatch):
+def test_the_experiments_compare_with_the_cell_the_scorecard_reads(tmp_path, use_archive):
     """benchmarks/table4_differences.py::archived_cell follows the same rule, and a per-classifier file
     records the archive its comparison was read from (the diagnoses' ``against``)."""
     from ._benchmarks import load_benchmark
 
     t4 = load_benchmark("table4_differences")
-    monkeypatch.setenv("PATEGAN_AUDIT_ARCHIVE", str(_archives(tmp_path)))
+    use_archive(_archives(tmp_path))
     cell = t4.archived_cell("epileptic_seizure", "original")
     assert set(cell["archive"]) == {"utility_best25_large"} and cell["model"].nunique() == 5
     assert set(t4.archived_cell("epileptic_seizure", "smartnoise")["archive"]) == {"utility_large"}

@@ -25,10 +25,6 @@ ENTRY_MODULES = {"pages/bookhook.py"}
 ALLOWED = {
     ("runner.py", "RunOptions.from_env"): "the one reader of the PATEGAN_AUDIT_* run variables (entry points call it)",
     ("runner.py", "single_thread"): "one BLAS/OpenMP thread in this process itself (OMP_NUM_THREADS etc.)",
-    ("datasets.py", "<module>"): "where the data live (PATEGAN_AUDIT_DATA): configuration of the data, not of a run",
-    ("datasets.py", "credit_rows"): "which Credit file (PATEGAN_AUDIT_CREDIT_CSV): configuration of the data",
-    ("archive_store.py", "archive_dir"): "where the committed archives live (PATEGAN_AUDIT_ARCHIVE): data location",
-    ("archive_store.py", "check_folder"): "names $PATEGAN_AUDIT_ARCHIVE in a refusal message",
 }
 
 
@@ -94,11 +90,13 @@ def test_from_env_reads_every_run_variable_once_with_clear_errors():
     env = {"PATEGAN_AUDIT_JOBS": "3", "PATEGAN_AUDIT_CACHE": "c", "PATEGAN_AUDIT_DEVICE": "cpu",
            "PATEGAN_AUDIT_TRAIN_THREADS": "2", "PATEGAN_AUDIT_FLUSH_DENORMAL": "yes",
            "PATEGAN_AUDIT_SOLVER_REPLICAS": "4", "PATEGAN_AUDIT_SNAPSHOTS": "s",
-           "PATEGAN_AUDIT_CHECKPOINT_SECONDS": "30", "PATEGAN_AUDIT_SOURCE_HASH": "pinned"}
+           "PATEGAN_AUDIT_CHECKPOINT_SECONDS": "30", "PATEGAN_AUDIT_SOURCE_HASH": "pinned",
+           "PATEGAN_AUDIT_DATA": "d", "PATEGAN_AUDIT_ARCHIVE": "a", "PATEGAN_AUDIT_CREDIT_CSV": "creditcard.csv"}
     assert set(env) == set(runner.ENV.values())
     options = runner.RunOptions.from_env(env)
     assert options == runner.RunOptions(n_jobs=3, cache_dir="c", device="cpu", train_threads=2, flush_denormal=True,
-                                        solver_replicas=4, snapshots="s", checkpoint_seconds=30.0, source_hash="pinned")
+                                        solver_replicas=4, snapshots="s", checkpoint_seconds=30.0, source_hash="pinned",
+                                        data_dir="d", archive_dir="a", credit_csv="creditcard.csv")
     assert runner.RunOptions.from_env({}) == runner.RunOptions()
     assert runner.RunOptions.from_env(env, n_jobs=1, cache_dir=None).n_jobs == 1  # given keywords win; None gives way
     assert runner.RunOptions.from_env(env, cache_dir=None).cache_dir == "c"
@@ -117,16 +115,34 @@ def test_settings_below_the_entry_points_come_from_the_options_not_the_environme
     for name, value in (("PATEGAN_AUDIT_TRAIN_THREADS", "3"), ("PATEGAN_AUDIT_FLUSH_DENORMAL", "1"),
                         ("PATEGAN_AUDIT_DEVICE", "meta"), ("PATEGAN_AUDIT_SOLVER_REPLICAS", "7"),
                         ("PATEGAN_AUDIT_CHECKPOINT_SECONDS", "5"), ("PATEGAN_AUDIT_CACHE", "elsewhere"),
-                        ("PATEGAN_AUDIT_SOURCE_HASH", "pinned")):
+                        ("PATEGAN_AUDIT_SOURCE_HASH", "pinned"), ("PATEGAN_AUDIT_DATA", "nodata"),
+                        ("PATEGAN_AUDIT_ARCHIVE", "noarchive"), ("PATEGAN_AUDIT_CREDIT_CSV", "nocredit.csv")):
         monkeypatch.setenv(name, value)
+    from pategan_audit import archive_store, datasets
     # no entry point read them: the defaults hold
     assert runner.train_threads() == 1 and not flush_denormal_requested() and str(resolve_device()) == "cpu"
     assert stack.solver_replicas(k=10, rows=100, width=50) == 1 and checkpoint.default_every() == 600.0
     assert runner.cache_dir() == runner.REPO_ROOT / "results" / "cache" and runner.source_hash() != "pinned"
+    assert datasets.data_dir() == datasets.DATA_DIR and archive_store.archive_dir() == runner.REPO_ROOT / "results" / "archive"
+    assert not datasets.credit_rows()[1]  # the bundled split
     with runner.using(runner.RunOptions.from_env()):  # what an entry point does
         assert runner.train_threads() == 3 and flush_denormal_requested() and str(resolve_device()) == "meta"
         assert stack.solver_replicas(k=10, rows=100, width=50) == 7 and checkpoint.default_every() == 5.0
         assert runner.cache_dir() == Path("elsewhere") and runner.source_hash() == "pinned"
+        assert datasets.data_dir() == Path("nodata") and archive_store.archive_dir() == Path("noarchive")
+        with pytest.raises(datasets.DataError, match="nocredit.csv does not exist.*credit_csv"):
+            datasets.credit_rows()
+
+
+def test_the_full_credit_file_keys_other_cache_entries(tmp_path):
+    """The full Kaggle file gives other data than the bundled split: a cell computed on one is
+    never read back for the other (the default's keys are those the committed caches have)."""
+    config = {"dataset": "credit", "epsilon": 1.0}
+    plain = runner.config_hash(config, namespace="utility")
+    with runner.using(runner.RunOptions(credit_csv=str(tmp_path / "creditcard.csv"))):
+        full = runner.config_hash(config, namespace="utility")
+        named = runner.config_hash(config, namespace="utility", include_source=False)
+    assert full != plain and named == runner.config_hash(config, namespace="utility", include_source=False)
 
 
 def _job_view(_: int) -> dict:

@@ -17,8 +17,8 @@ def test_archived_cell_reads_the_committed_table4_cell(t4):
     assert set(cell["dataset"]) == {"cervical_cancer"} and set(cell["implementation"]) == {"smartnoise"}
 
 
-def test_a_missing_cell_stops_the_experiment_before_any_training(t4, tmp_path, monkeypatch):
-    monkeypatch.setenv("PATEGAN_AUDIT_ARCHIVE", str(tmp_path))  # an archive directory without the cell
+def test_a_missing_cell_stops_the_experiment_before_any_training(t4, tmp_path, monkeypatch, use_archive):
+    use_archive(tmp_path)  # an archive directory without the cell
 
     def never(*args, **kwargs):
         raise AssertionError("trained although the comparison cannot be written")
@@ -28,8 +28,8 @@ def test_a_missing_cell_stops_the_experiment_before_any_training(t4, tmp_path, m
         t4.per_classifier_best_of_n(presets=("borealis",), dataset="isolet", out=str(tmp_path / "x.csv"))
 
 
-def test_a_missing_sweep_cell_stops_the_sweep_experiment_before_any_training(t4, tmp_path, monkeypatch):
-    monkeypatch.setenv("PATEGAN_AUDIT_ARCHIVE", str(tmp_path))  # no utility_sweep_large here
+def test_a_missing_sweep_cell_stops_the_sweep_experiment_before_any_training(t4, tmp_path, monkeypatch, use_archive):
+    use_archive(tmp_path)  # no utility_sweep_large here
 
     def never(*args, **kwargs):
         raise AssertionError("trained although the comparison cannot be written")

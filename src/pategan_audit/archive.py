@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("name", choices=sorted(ARCHIVES), help="which archived run to (re)compute")
     parser.add_argument("--profile", default=None, help="profile to run (default: the archive's own, large for all "
                         "but audit_ablation_groundhog_large; smoke checks the pipeline)")
-    parser.add_argument("--directory", default=None, help="where to write (default: results/archive or $PATEGAN_AUDIT_ARCHIVE)")
+    parser.add_argument("--directory", default=None, help="where to write (default: $PATEGAN_AUDIT_ARCHIVE, else results/archive)")
     parser.add_argument("--n-jobs", type=int, default=None, help="parallel workers (default: all cores)")
     parser.add_argument("--only", default="", help="comma-separated presets: run only their settings this time "
                         "(resumable audit archives; the rest stay to do)")
@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.n_jobs is not None and args.n_jobs < 1:
         parser.error(f"--n-jobs must be a positive number of workers, got {args.n_jobs} (leave it out for all cores)")
     try:  # the PATEGAN_AUDIT_* run variables, read once here and checked before any work
-        options = runner.RunOptions.from_env(n_jobs=args.n_jobs)
+        options = runner.activate(runner.RunOptions.from_env(n_jobs=args.n_jobs))
     except ValueError as exc:
         parser.error(str(exc))
     try:

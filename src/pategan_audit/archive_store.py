@@ -43,11 +43,12 @@ Compute = Callable[..., "tuple[pd.DataFrame, dict]"]
 
 
 def archive_dir(override: str | os.PathLike | None = None) -> Path:
-    """``override``, else ``$PATEGAN_AUDIT_ARCHIVE``, else ``<repo>/results/archive``."""
+    """``override``, else the run option ``archive_dir`` in force (``$PATEGAN_AUDIT_ARCHIVE`` at an
+    entry point), else ``<repo>/results/archive``."""
     if override is not None:
         return Path(override)
-    env = os.environ.get("PATEGAN_AUDIT_ARCHIVE")
-    return Path(env) if env else REPO_ROOT / "results" / "archive"
+    chosen = runner.current_options().archive_dir
+    return Path(chosen) if chosen else REPO_ROOT / "results" / "archive"
 
 
 def run_options(n_jobs: int | None, backend: str | None, progress: bool | str = False) -> runner.RunOptions:
@@ -207,7 +208,8 @@ def check_folder(name: str, directory: str | os.PathLike | None) -> Path:
     otherwise :class:`ArchiveRefused` naming the option that chose it."""
     root = archive_dir(directory)
     option = (f"--directory {directory}" if directory is not None else
-              f"$PATEGAN_AUDIT_ARCHIVE ({root})" if os.environ.get("PATEGAN_AUDIT_ARCHIVE") else f"the archive folder {root}")
+              f"the run option archive_dir, $PATEGAN_AUDIT_ARCHIVE ({root})" if runner.current_options().archive_dir
+              else f"the archive folder {root}")
     for path in (root, root / name):
         if path.exists() and not path.is_dir():
             raise ArchiveRefused(f"{option}: {path} is a file, not a folder; give --directory a folder (it is created "

@@ -10,11 +10,12 @@ be switched off (implementation notes §data.cleaning):
   of the training set (``isolet_test="authors"``, default); ``isolet_test="isolet5"`` uses
   UCI's real test file.
 * Credit: whole table cast to float16, label to int16. Only the authors' 20 % test split is
-  bundled; the full Kaggle ``creditcard.csv`` is used when given (``credit_path=`` or the
-  environment variable ``PATEGAN_AUDIT_CREDIT_CSV``), otherwise the bundled subset is split
+  bundled; the full Kaggle ``creditcard.csv`` is used when given (``credit_path=``, or the run
+  option ``credit_csv``, which entry points read from ``PATEGAN_AUDIT_CREDIT_CSV``), otherwise the bundled subset is split
   80/20 in the same way, with a warning.
 
-Every bundled file is checked against its SHA-256 on first use.
+Every bundled file is checked against its SHA-256 on first use. The files are read from the
+run option ``data_dir`` (``PATEGAN_AUDIT_DATA`` at an entry point), else from :data:`DATA_DIR`.
 """
 from __future__ import annotations
 
@@ -30,12 +31,13 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from .runner import REPO_ROOT
+from .runner import REPO_ROOT, current_options
 
-__all__ = ["DATASETS", "DATA_DIR", "CHECKSUMS", "Dataset", "load", "credit_rows", "worst_case", "table7", "teachers_for",
-           "DataError"]
+__all__ = ["DATASETS", "DATA_DIR", "CHECKSUMS", "Dataset", "load", "credit_rows", "data_dir", "worst_case", "table7",
+           "teachers_for", "DataError"]
 
-DATA_DIR = Path(os.environ.get("PATEGAN_AUDIT_DATA", REPO_ROOT / "data"))
+#: the bundled datasets' folder in the repository (the default of :func:`data_dir`)
+DATA_DIR = REPO_ROOT / "data"
 DATASETS = ("credit", "cervical_cancer", "isolet", "epileptic_seizure", "mnist")
 SPLIT_SEED = 13
 
@@ -109,7 +111,8 @@ def _checked(relpath: str, data_dir: str) -> Path:
     if not path.exists():
         raise DataError(
             f"data file {relpath} is missing under {data_dir}; restore it with `git checkout -- data/` "
-            "(or set PATEGAN_AUDIT_DATA to the folder holding the bundled data)"
+            "(or point the run option data_dir, PATEGAN_AUDIT_DATA at an entry point, to the folder holding the "
+            "bundled data)"
         )
     digest = _sha256(path)
     if digest != CHECKSUMS[relpath]:
@@ -120,8 +123,14 @@ def _checked(relpath: str, data_dir: str) -> Path:
     return path
 
 
+def data_dir() -> Path:
+    """The folder the datasets are read from: the run option ``data_dir`` in force, else :data:`DATA_DIR`."""
+    chosen = current_options().data_dir
+    return Path(chosen) if chosen else DATA_DIR
+
+
 def _file(relpath: str) -> Path:
-    return _checked(relpath, str(DATA_DIR))
+    return _checked(relpath, str(data_dir()))
 
 
 def _split(df: pd.DataFrame, label: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -170,13 +179,14 @@ def _read_credit(path: Path) -> pd.DataFrame:
 
 def credit_rows(credit_path: str | os.PathLike | None = None) -> tuple[pd.DataFrame, bool]:
     """The Credit rows that :func:`load` splits 80/20, in file order, cleaned (float16, label
-    int16), and whether they are the full Kaggle file (``credit_path`` or
-    ``$PATEGAN_AUDIT_CREDIT_CSV``) rather than the bundled 20 % split."""
-    credit_path = credit_path or os.environ.get("PATEGAN_AUDIT_CREDIT_CSV")
+    int16), and whether they are the full Kaggle file (``credit_path``, else the run option
+    ``credit_csv``) rather than the bundled 20 % split."""
+    credit_path = credit_path or current_options().credit_csv
     if credit_path:
         path = Path(credit_path)
         if not path.exists():
-            raise DataError(f"Credit file {path} does not exist; check credit_path / PATEGAN_AUDIT_CREDIT_CSV")
+            raise DataError(f"Credit file {path} does not exist; check credit_path= or the run option credit_csv "
+                            "(PATEGAN_AUDIT_CREDIT_CSV at an entry point)")
         return _read_credit(path), True
     return _read_credit(_file("credit/test_credit.csv.gz")), False
 

@@ -192,8 +192,9 @@ def _plain(obj: Any) -> Any:
 def config_hash(config: Any, *, namespace: str = "", include_source: bool = True) -> str:
     """Stable hash of a config (dict or dataclass) for cache keys. Training with denormals
     flushed (``RunOptions.flush_denormal``) or with more than one torch thread
-    (``RunOptions.train_threads``) gives other numbers, so each keys other entries, like the
-    source (the defaults add nothing: their keys are unchanged). ``include_source=False`` names
+    (``RunOptions.train_threads``) gives other numbers, and the full Credit file
+    (``RunOptions.credit_csv``) other data, so each keys other entries, like the source (the
+    defaults add nothing: their keys are unchanged). ``include_source=False`` names
     the configuration itself (a cell's or an audit setting's id in records and archives): neither
     the source nor the arithmetic is part of it, so a flushed run finds, resumes and extends an
     archive that IEEE runs began."""
@@ -206,6 +207,8 @@ def config_hash(config: Any, *, namespace: str = "", include_source: bool = True
         threads = options.train_threads
         if threads != 1:  # absent by default: the one-thread entries keep their keys
             payload["train_threads"] = threads
+        if options.credit_csv:  # other data: absent by default, the bundled split's entries keep their keys
+            payload["credit_csv"] = str(Path(options.credit_csv).resolve())
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(blob).hexdigest()[:24]
 
@@ -396,6 +399,9 @@ ENV = {
     "snapshots": "PATEGAN_AUDIT_SNAPSHOTS",
     "checkpoint_seconds": "PATEGAN_AUDIT_CHECKPOINT_SECONDS",
     "source_hash": "PATEGAN_AUDIT_SOURCE_HASH",
+    "data_dir": "PATEGAN_AUDIT_DATA",
+    "archive_dir": "PATEGAN_AUDIT_ARCHIVE",
+    "credit_csv": "PATEGAN_AUDIT_CREDIT_CSV",
 }
 
 
@@ -475,6 +481,12 @@ class RunOptions:
         beside the cell's cache entry).
     checkpoint_seconds: seconds between snapshots of a batched fit (0: after every iteration).
     source_hash: pins :func:`source_hash` (None: computed from the package source).
+    data_dir: folder of the bundled datasets (None: ``<repo>/data``; the files are checked
+        against their SHA-256 wherever they are).
+    archive_dir: folder of the archives that the book reads and the archive command writes
+        (None: ``<repo>/results/archive``).
+    credit_csv: Kaggle's full ``creditcard.csv`` for the Credit dataset (None: the bundled 20 %
+        split). It changes the data, so when set it keys other cache entries (:func:`config_hash`).
     """
 
     n_jobs: int | None = None
@@ -489,6 +501,9 @@ class RunOptions:
     snapshots: str | None = None
     checkpoint_seconds: float = 600.0
     source_hash: str | None = None
+    data_dir: str | None = None
+    archive_dir: str | None = None
+    credit_csv: str | None = None
 
     #: The fields that say how one map runs; a function given no options takes the rest (the
     #: arithmetic, the folders) from the options in force (:meth:`defaulted`).
@@ -502,7 +517,7 @@ class RunOptions:
             raise ValueError(f"unknown backend {self.backend!r}; use one of {BACKENDS}")
         if self.scheduler is not None and self.backend != "dask":
             raise ValueError(f"scheduler={self.scheduler!r} needs backend='dask', got backend={self.backend!r}")
-        for name in ("cache_dir", "snapshots"):
+        for name in ("cache_dir", "snapshots", "data_dir", "archive_dir", "credit_csv"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, str(getattr(self, name)))
         if not isinstance(self.progress, (bool, str)):

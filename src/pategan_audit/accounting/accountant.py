@@ -104,7 +104,7 @@ class MomentsAccountant(LedgerReadout):
             return
         v = _check_votes(votes, self.num_teachers).astype(np.int64)
         counts = np.bincount(v, minlength=self.num_teachers + 1)
-        seen = np.flatnonzero(counts)  # zero counts must not multiply NaN rows
+        seen = counts.nonzero()[0]  # zero counts must not multiply NaN rows
         self.ledger.record(self.ledger.alpha + counts[seen].astype(np.float64) @ self._table[seen],
                            queries=int(v.size), worst_case=False, counts=counts)
 

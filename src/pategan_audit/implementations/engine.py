@@ -332,7 +332,7 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
     used instead of the replicas' noise streams (rows of frozen replicas are ignored)."""
     n1 = n1.to("cpu", torch.int64)
     R, n = n1.shape
-    idx = np.flatnonzero(active)
+    idx = np.asarray(active).nonzero()[0]  # the active replicas' positions
     if len(idx) == 0:
         return torch.zeros((R, n), dtype=torch.float32)
     pick = slice(None) if len(idx) == R else torch.as_tensor(idx)  # the active replicas' rows

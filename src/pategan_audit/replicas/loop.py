@@ -109,9 +109,11 @@ def _run_group(models, budgets, step_cls, device, on_done) -> None:
         if on_done:  # the replicas the snapshot holds finished still count as done
             for r in np.flatnonzero(~active):
                 on_done(r)
+    live = active.nonzero()[0].tolist()  # the active replicas, in order (what ``active`` says, as a list)
 
     def finish(r: int) -> None:
         active[r] = False
+        live.remove(r)
         step.write_back(r)
         models[r].end_fit()
         models[r].fitted_ = True
@@ -122,25 +124,25 @@ def _run_group(models, budgets, step_cls, device, on_done) -> None:
         slot.save(models, step=step, active=active, it=it, budgets=budgets)
 
     try:
-        while active.any():
-            for r in np.flatnonzero(active):
+        while live:
+            for r in tuple(live):
                 if not models[r].may_continue(it, budgets[r]):
                     finish(r)
-            if not active.any():
+            if not live:
                 break
-            for r in np.flatnonzero(active):
+            for r in live:
                 models[r].open_iteration()
             step.iteration(it, active.copy())
-            for r in np.flatnonzero(active):
+            for r in tuple(live):
                 if models[r].callbacks:  # they read the model mid-training (the traces of Figures 3 and 11)
                     step.write_back(r)
                 if models[r].finish_iteration(it, budgets[r]):
                     finish(r)
             it += 1
-            if slot is not None and active.any() and slot.due():
+            if slot is not None and live and slot.due():
                 snapshot()
         if slot is not None:  # the finished group: a later call under this directory loads it
             snapshot()
     finally:
-        for r in np.flatnonzero(active):  # an exception: leave the traces as a single fit would
+        for r in live:  # an exception: leave the traces as a single fit would
             models[r].end_fit()

@@ -102,10 +102,10 @@ def student_step(student: torch.nn.Module, optimizer: torch.optim.Optimizer, sco
             p.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
 
 
-def _generator_step(scores: torch.Tensor, student: torch.nn.Module, optimizer: torch.optim.Optimizer) -> None:
+def _generator_step(scores: torch.Tensor, student_params: Sequence[torch.nn.Parameter],
+                    optimizer: torch.optim.Optimizer) -> None:
     """One generator step on ``−mean(S(G(z)))`` (the critic's scores ``scores``, one mean per
-    replica, summed), the student's parameters held out of the backward pass."""
-    student_params = list(student.parameters())
+    replica, summed), the student's parameters ``student_params`` held out of the backward pass."""
     for p in student_params:  # the generator step needs no student gradient
         p.requires_grad_(False)
     try:
@@ -139,9 +139,11 @@ class UpdatedStep(ReplicaStep):
         if self.own:
             self.gen_net, self.student, self.teachers = m0.gen_net, m0.student, m0.teachers
             self.opt_generator, self.opt_student = m0.opt_generator, m0.opt_student
+            self.student_params = list(self.student.parameters())
             return
         self.gen_net = stack_modules([m.gen_net for m in models]).to(device)
         self.student = stack_modules([m.student for m in models]).to(device)
+        self.student_params = list(self.student.parameters())
         self.opt_generator = _like(m0.opt_generator, self.gen_net.parameters())
         self.opt_student = _like(m0.opt_student, self.student.parameters())
         # the teachers stay on the CPU: the logistic solver and NeuralTeachers' hand-written
@@ -295,7 +297,7 @@ class UpdatedStep(ReplicaStep):
             r = release_votes(self.models, n1[None], on)[0]
             student_step(m.student, m.opt_student, m.student.single(u)[:, 0], r)
         fake = m.fakes(m.training_latent(B))
-        _generator_step(m.student.single(fake), m.student, m.opt_generator)
+        _generator_step(m.student.single(fake), self.student_params, m.opt_generator)
 
     def iteration(self, it: int, active: np.ndarray) -> None:
         if self.own:
@@ -314,7 +316,7 @@ class UpdatedStep(ReplicaStep):
                 r = release_votes(models, self._votes(u.cpu()), on, noise=self._vote_noise(rnd)).to(dev)
                 student_step(self.student, self.opt_student, self.student(u)[..., 0], r)
             fake = self.gen_net(self._latents(models, B, GENERATOR_Z, 0).to(dev))
-            _generator_step(self.student(fake), self.student, self.opt_generator)
+            _generator_step(self.student(fake), self.student_params, self.opt_generator)
         finally:
             self._end_draws()
 

@@ -7,8 +7,8 @@ counts the instructions a process executes instead: the same binary, inputs and 
 the same count whatever else the machine does. It does not see everything that costs time
 (cache misses, memory layout), so it complements the timed benchmark; it does not replace it.
 
-For each preset and each arm (``--base COMMIT``, checked out as a temporary git worktree by
-``train_speed.base_worktree``, and this working tree) one worker process runs under
+For each preset and each arm (each ``--base COMMIT``, checked out as a temporary git worktree
+by ``train_speed.base_worktree``, and this working tree) one worker process runs under
 ``valgrind --tool=callgrind --instr-atstart=no``: it loads Cervical Cancer, fits the preset once
 untimed (imports, first-call costs), switches instrumentation on (``callgrind_control -i on``),
 fits once more with another seed (the settings of ``train_speed.SINGLE_FIT_KWARGS``, one torch
@@ -16,10 +16,10 @@ thread) and switches it off. The count is the ``totals:`` line of callgrind's ou
 instructions of that second fit only. About 5 minutes per arm and preset here (valgrind runs the
 imports about 50 times slower even when not counting).
 
-    python benchmarks/fit_instructions.py --base bcdd9e9 [--presets updated smartnoise original]
+    python benchmarks/fit_instructions.py --base b192b4e^ bcdd9e9 [--presets updated smartnoise original]
 
-prints a table and writes ``results/benchmarks/fit_instructions.json`` atomically (per preset:
-the two counts and new/base).
+prints a table and writes ``results/benchmarks/fit_instructions.json`` (or ``--out``) atomically:
+per preset, the count of each base, of the working tree, and new/base for each base.
 """
 from __future__ import annotations
 
@@ -98,18 +98,21 @@ def check(presets: Sequence[str]) -> None:
             raise ValueError(f"{tool} is not installed: install Debian's valgrind (apt-get install valgrind)")
 
 
-def compare(base: str, presets: Sequence[str]) -> dict:
-    commit = train_speed.resolve_commit(base)
+def compare(bases: Sequence[str], presets: Sequence[str]) -> dict:
+    commits = {base: train_speed.resolve_commit(base) for base in bases}
     changed = [line[3:] for line in train_speed._git("status", "--porcelain", "--", "src").stdout.splitlines()]
     rows = []
-    with train_speed.base_worktree(commit) as tree:
-        for preset in presets:
-            b = count(tree / "src", preset)
-            n = count(runner.REPO_ROOT / "src", preset)
-            rows.append({"preset": preset, "base_instructions": b, "new_instructions": n, "new_over_base": n / b})
-            print(f"{preset:<11} base {b:>15,}  new {n:>15,}  new/base {n / b:.4f}", flush=True)
+    for preset in presets:
+        n = count(runner.REPO_ROOT / "src", preset)
+        row = {"preset": preset, "new_instructions": n, "bases": {}}
+        for base, commit in commits.items():
+            with train_speed.base_worktree(commit) as tree:
+                b = count(tree / "src", preset)
+            row["bases"][base] = {"commit": commit, "instructions": b, "new_over_base": n / b}
+            print(f"{preset:<11} {base:<10} {b:>15,}  new {n:>15,}  new/base {n / b:.4f}", flush=True)
+        rows.append(row)
     version = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout.strip()
-    return {"benchmark": "fit_instructions", "base": commit, "new": train_speed.resolve_commit("HEAD"),
+    return {"benchmark": "fit_instructions", "bases": commits, "new": train_speed.resolve_commit("HEAD"),
             "new_uncommitted_src": changed, "dataset": train_speed.SINGLE_FIT_DATASET,
             "fit_kwargs": {p: train_speed.SINGLE_FIT_KWARGS[p] for p in presets}, "valgrind": version,
             "python": platform.python_version(), "rows": rows}
@@ -117,7 +120,8 @@ def compare(base: str, presets: Sequence[str]) -> dict:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base", help="the commit to compare this working tree with")
+    parser.add_argument("--base", nargs="+", help="the commits to compare this working tree with")
+    parser.add_argument("--out", default=str(OUT), help="the JSON file to write")
     parser.add_argument("--presets", nargs="+", default=list(DEFAULT_PRESETS))
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -125,15 +129,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         worker(args.worker)
         return
     if not args.base:
-        parser.error("--base COMMIT is needed (e.g. --base bcdd9e9)")
+        parser.error("--base COMMIT [COMMIT ...] is needed (e.g. --base b192b4e^)")
     try:
         check(args.presets)
-        train_speed.resolve_commit(args.base)
+        for base in args.base:
+            train_speed.resolve_commit(base)
     except ValueError as exc:
         parser.error(str(exc))
     payload = compare(args.base, args.presets)
-    atomic_write_text(OUT, json.dumps(payload, indent=2) + "\n")
-    print(f"written {OUT.relative_to(runner.REPO_ROOT)}")
+    atomic_write_text(args.out, json.dumps(payload, indent=2) + "\n")
+    print(f"written {args.out}")
 
 
 if __name__ == "__main__":

@@ -25,4 +25,4 @@ def test_unknown_presets_are_refused_before_any_work(fi):
 def test_a_missing_base_is_a_usage_error(fi, capsys):
     with pytest.raises(SystemExit):
         fi.main([])
-    assert "--base COMMIT is needed" in capsys.readouterr().err
+    assert "--base COMMIT [COMMIT ...] is needed" in capsys.readouterr().err

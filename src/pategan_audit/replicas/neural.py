@@ -238,7 +238,8 @@ class NeuralStep(ReplicaStep):
         """``[R, n, width]`` training latents of draw ``kind`` in round ``rnd`` (each replica's
         ``train_gen``, in the single fit's order: kind and round are the order itself)."""
         if self.R == 1:
-            return self.models[0].training_latent(n)[None].to(self.device)
+            z = self.models[0].training_latent(n)[None]
+            return z if self.own else z.to(self.device)
         return torch.stack([m.training_latent(n) for m in self.models]).to(self.device)
 
     def _vote_noise(self, rnd: int) -> torch.Tensor | None:

@@ -77,6 +77,22 @@ def test_sentences_say_leaks_at_least_and_whether_the_attack_is_still_perfect(st
     assert "a new attack" in s[2] and "a new attack" not in s[0]  # synthcity's threshold differs from the archived
 
 
+def test_two_channels_with_the_same_outputs_are_one_measurement(tmp_path):
+    """synthcity's controlled channel produced exactly the fixed-size channel's outputs (the archived
+    runs share one outputs_digest): the second row says so, and its sentence does not count it again."""
+    c10k = perfect_attack_ceiling(n_per_world=10_000)
+    rows = (_rows("synthcity", "fixed_size", c10k, n_test=10_000) + _rows("synthcity", "controlled", c10k, n_test=10_000)
+            + _rows("original", "fixed_size", 6.1, n_test=10_000))
+    digests = ["aa", "aa", "aa", "aa", "bb", "bb"]
+    archive.write_archive("audit_past_ceiling_querybased", pd.DataFrame(rows).assign(outputs_digest=digests),
+                          {"profile": "ceiling10k", "complete": True}, directory=tmp_path)
+    t = P.past_ceiling_table(tmp_path).set_index(["implementation", "channel"])
+    assert t.loc[("synthcity", "controlled"), "same outputs as"] == "synthcity fixed_size"
+    assert t["same outputs as"].isna().sum() == 2  # the first of the pair and original: their own outputs
+    s = P.leak_sentences(P.past_ceiling_table(tmp_path))
+    assert "the very outputs of synthcity fixed_size" in s[1] and "the very outputs" not in s[0] + s[2]
+
+
 def test_no_archive_gives_an_empty_table(tmp_path):
     assert P.past_ceiling_table(tmp_path).empty
 

@@ -20,7 +20,10 @@ test split grows. :func:`past_ceiling_table` sets the two side by side, with
   *if* the mechanism's trade-off curve is Gaussian (an assumption, not a bound on every mechanism),
 * which violation opens the channel, from the ablation archive of the same attack where it ran in
   that channel (:func:`opened_by`; Querybased's at 1,000 shadow models per world, GroundHog's at
-  200, the ``resolvable`` profile).
+  200, the ``resolvable`` profile),
+* ``same outputs as``: the earlier cell of the same archive whose shadow models produced exactly the
+  same outputs (equal ``outputs_digest``): closing that channel changed no synthetic table, so
+  the two rows are one measurement, shown twice, never two pieces of evidence.
 """
 from __future__ import annotations
 
@@ -102,6 +105,7 @@ def past_ceiling_table(directory=None, *, epsilon: float = 1.0) -> pd.DataFrame:
             continue
         ablation_name, ablation_channel = ABLATION_ARCHIVES[attack]
         ablation = _read(ablation_name, directory)
+        first_with: dict[str, str] = {}  # outputs digest -> the first cell that produced those outputs
         for (impl, channel), rec in after.groupby(["implementation", "channel"], sort=False):
             cp = rec[rec["method"] == "clopper_pearson"].iloc[0]
             bay = rec[rec["method"] == "bayesian"].iloc[0]
@@ -120,6 +124,8 @@ def past_ceiling_table(directory=None, *, epsilon: float = 1.0) -> pd.DataFrame:
                 opened = "ablation not archived"
             else:
                 opened = opened_by(ablation, impl, epsilon=epsilon)
+            digest = str(cp.get("outputs_digest", ""))
+            same_outputs = first_with.setdefault(digest, f"{impl} {channel}") if digest else f"{impl} {channel}"
             rows.append({
                 "attack": attack, "implementation": impl, "channel": channel,
                 "test outputs before": int(before["n_test"]) if before is not None else None,
@@ -138,6 +144,7 @@ def past_ceiling_table(directory=None, *, epsilon: float = 1.0) -> pd.DataFrame:
                 "status": "at the new ceiling" if at_ceiling else "below the ceiling",
                 "test errors": _errors(cp),
                 "opened by": opened, "shadow-model core-s": float(cp["train_seconds"]),
+                "same outputs as": None if same_outputs == f"{impl} {channel}" else same_outputs,
             })
     return pd.DataFrame(rows)
 
@@ -165,6 +172,12 @@ def leak_sentences(table: pd.DataFrame, *, epsilon: float = 1.0) -> list[str]:
                       f"{d['test outputs']:,} test outputs")
         else:
             attack = ""
+        before = ("" if d["ε_emp before"] is None or pd.isna(d["ε_emp before"])
+                  else f"; at 1,000 per world it read {d['ε_emp before']:.2f}")
+        same = d.get("same outputs as")
+        if isinstance(same, str):  # None in the table reads back as NaN
+            attack += (f"; the very outputs of {same} (the same digest): closing this channel changed no synthetic "
+                       "table, so this is that measurement again, not a second one")
         out.append(f"**{d['implementation']}** leaks at least **{d['ε_emp']:.{digits}f}** (claimed ε = {epsilon:g}) in "
-                   f"{where} ({what}; at 1,000 per world it read {d['ε_emp before']:.2f}{attack}); {d['opened by']}.")
+                   f"{where} ({what}{before}{attack}); {d['opened by']}.")
     return out

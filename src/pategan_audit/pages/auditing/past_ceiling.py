@@ -21,7 +21,7 @@ COSTS = {"audit_past_ceiling_querybased": "estimated at about 10 core-hours, syn
          "audit_past_ceiling_groundhog": "estimated at 8 core-hours or more on CPU, synthcity most of it"}
 
 SHOWN = ["attack", "implementation", "channel", "ε_emp before", "ceiling before", "ε_emp", "ceiling", "status", "test errors",
-         "Bayesian", "Bayesian ceiling", "GDP μ_lo", "GDP ε if Gaussian", "GDP ε ceiling", "AUC", "same attack", "opened by"]
+         "Bayesian", "Bayesian ceiling", "GDP μ_lo", "GDP ε if Gaussian", "GDP ε ceiling", "AUC", "same attack", "same outputs as", "opened by"]
 
 
 def past_ceiling(page: AuditPage, directory=None) -> list[Block]:

@@ -126,7 +126,10 @@ def stack_teachers(teachers: Sequence[NeuralTeachers]) -> NeuralTeachers:
 def replica_bce(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """The loss of R stacked replicas on ``logits`` and ``labels`` [R, n]: each replica's mean BCE,
     summed, so each slice gets the gradient of its own loss. At R = 1 the mean itself (one
-    reduction, as a single network's loss is computed, to the last bit)."""
+    reduction, as a single network's loss is computed, to the last bit); there ``logits`` may be
+    the one replica's ``[n]`` (the step's R = 1 tensors carry no replica axis)."""
+    if logits.dim() == 1:
+        return F.binary_cross_entropy_with_logits(logits, labels if labels.dim() == 1 else labels[0])
     if logits.shape[0] == 1:
         return F.binary_cross_entropy_with_logits(logits[0], labels[0])
     return F.binary_cross_entropy_with_logits(logits, labels, reduction="none").mean(dim=1).sum()
@@ -236,9 +239,10 @@ class NeuralStep(ReplicaStep):
 
     def _latents(self, n: int, kind: int = TEACHER_Z, rnd: int = 0) -> torch.Tensor:
         """``[R, n, width]`` training latents of draw ``kind`` in round ``rnd`` (each replica's
-        ``train_gen``, in the single fit's order: kind and round are the order itself)."""
+        ``train_gen``, in the single fit's order: kind and round are the order itself); at R = 1
+        the replica's own ``[n, width]`` (the R = 1 tensors of this step carry no replica axis)."""
         if self.R == 1:
-            z = self.models[0].training_latent(n)[None]
+            z = self.models[0].training_latent(n)
             return z if self.own else z.to(self.device)
         return torch.stack([m.training_latent(n) for m in self.models]).to(self.device)
 
@@ -249,18 +253,19 @@ class NeuralStep(ReplicaStep):
         return None
 
     def _net(self, net: nn.Module, x: torch.Tensor) -> torch.Tensor:
-        """``net`` on per-replica rows ``x`` [R, n, in] -> [R, n, out]. At R = 1 the network reads
-        the ``[n, in]`` rows, as one network does (its first layer a broadcast product plus bias,
-        not a batched one: other kernels, other rounding)."""
+        """``net`` on per-replica rows ``x`` [R, n, in] -> [R, n, out]. At R = 1 rows and result
+        are ``[n, in]`` -> ``[n, out]``, as one network computes them (its first layer a broadcast
+        product plus bias, not a batched one: other kernels, other rounding)."""
         if self.R != 1:
             return net(x)
-        out = net(x[0])
-        return out if out.dim() == 3 else out[None]
+        out = net(x)
+        return out[0] if out.dim() == 3 else out  # a stacked copy of one replica (an accelerator) adds the axis
 
     def _votes(self, u: torch.Tensor) -> torch.Tensor:
-        """Vote counts ``n1`` [R, n] of each replica's teachers on its rows ``u`` [R, n, D]."""
+        """Vote counts ``n1`` [R, n] of each replica's teachers on its rows ``u`` [R, n, D] (at
+        R = 1, ``[n, D]``)."""
         if self.R == 1:
-            return self.teachers.votes(u[0])[None]
+            return self.teachers.votes(u)[None]
         return replica_votes(self.teachers, u, self.k)
 
     def _release(self, n1: torch.Tensor, active: np.ndarray, rnd: int) -> torch.Tensor:
@@ -270,15 +275,16 @@ class NeuralStep(ReplicaStep):
 
     def _fakes(self, latent: torch.Tensor) -> torch.Tensor:
         """Generated rows ``[R, n, D]`` (teacher-input space) from ``latent`` [R, n, width]; at R = 1
-        computed on ``[n, ...]`` tensors throughout, as one generator computes them (the layout
-        of a tensor decides which elements an element-wise kernel rounds in its vector body)."""
+        ``[n, D]`` from ``[n, width]`` (or the counter streams' ``[1, n, width]``), computed on
+        ``[n, ...]`` tensors throughout, as one generator computes them (the layout of a tensor
+        decides which elements an element-wise kernel rounds in its vector body)."""
         if self.R == 1:
-            z = latent[0]
+            z = latent[0] if latent.dim() == 3 else latent
             out = self.gen_net(z)
             out = out[0] if out.dim() == 3 else out
             if self.conditional:
                 out = torch.cat([out, z[:, -1:]], dim=1)
-            return out[None]
+            return out
         out = self.gen_net(latent)
         if self.conditional:  # borealis O5: teachers and student see [G(z, c); c]
             out = torch.cat([out, latent[..., -1:]], dim=-1)

@@ -21,6 +21,13 @@ KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
     ("smartnoise", "metadata"): "harness bounds read from the data; upstream takes them as input or spends DP on them",
     ("borealis", "labels_distribution"): "released conditional sampling follows the training class ratios (O5)",
 }
+# Cells whose observation depends on the machine's floating point. synthcity/processing: the probe
+# table's integer 7 comes back from synthcity's encoder round trip as exactly 7.0 on some CPUs and
+# just below 7 on others, where the decoder's plain astype truncates it to 6 (catalogue finding O8).
+# The test checks that a firing probe names that mechanism and nothing else, not which way it went.
+PLATFORM_DEPENDENT: dict[tuple[str, str], str] = {
+    ("synthcity", "processing"): "integers changed by the encoder round trip (decoded just below the integer",
+}
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +51,13 @@ def test_observed_equals_paper_table2(observed):
     ours = observed.set_index(["implementation", "category"])["observed"]
     diff = [(impl, cat, bool(paper[(impl, cat)]), bool(ours[(impl, cat)]), ours_ev)
             for (impl, cat), ours_ev in observed.set_index(["implementation", "category"])["evidence"].items()
-            if impl in SIX and bool(paper[(impl, cat)]) != bool(ours[(impl, cat)]) and (impl, cat) not in KNOWN_DISAGREEMENTS]
+            if impl in SIX and bool(paper[(impl, cat)]) != bool(ours[(impl, cat)])
+            and (impl, cat) not in KNOWN_DISAGREEMENTS and (impl, cat) not in PLATFORM_DEPENDENT]
     assert not diff, diff
+    evidence = observed.set_index(["implementation", "category"])["evidence"]
+    for cell, mechanism in PLATFORM_DEPENDENT.items():
+        if bool(ours[cell]) != bool(paper[cell]):  # fired here: only through the platform's rounding
+            assert mechanism in evidence[cell] and evidence[cell].startswith("100% of sampled x2"), evidence[cell]
     for impl, cat in KNOWN_DISAGREEMENTS:  # each listed disagreement is still one (else drop it from the list)
         assert bool(paper[(impl, cat)]) != bool(ours[(impl, cat)]), (impl, cat)
 

@@ -336,10 +336,13 @@ def test_collect_code_tables_2_and_3():
     # the probes observe the paper's tick or blank in 51 of 54 cells; the three others are behaviour of the
     # presets as benchmarked (bounds read from the training data by the harness for turing and smartnoise,
     # borealis sampling labels in the training ratios: auditing.probes)
+    # (synthcity/processing also differs on machines whose arithmetic puts a decoded integer a rounding
+    # error below itself: tests/auditing/test_probes.py::PLATFORM_DEPENDENT)
     differs = set(zip(t2.loc[t2["verdict"] == "differs", "row"], t2.loc[t2["verdict"] == "differs", "column"]))
     assert len(t2) == 54 and (t2["kind"] == "measured").all()
-    assert differs == {("turing", "metadata"), ("smartnoise", "metadata"), ("borealis", "labels_distribution")}
-    assert (t2["verdict"] == "reproduced").sum() == 51
+    expected = {("turing", "metadata"), ("smartnoise", "metadata"), ("borealis", "labels_distribution")}
+    assert expected <= differs <= expected | {("synthcity", "processing")}
+    assert (t2["verdict"] == "reproduced").sum() == 54 - len(differs)
     assert (card.loc[card["table"] == "table3", "verdict"] != "not yet run").all()
 
 

@@ -280,8 +280,8 @@ def _probe_processing(fit_on: Callable, name: str, seed: int) -> ProbeResult:
         back = encoder.inverse_transform(encoder.transform(df))
         wrong = int((back["count"].to_numpy() != df["count"].to_numpy()).sum())
         parts.append(f"{wrong} of {len(df)} integers changed by the encoder round trip"
-                     + (" (decoded just below the integer and truncated by a plain astype, O8; whether the float "
-                        "error lands below depends on the machine's arithmetic)" if wrong else ""))
+                     + (" (decoded a rounding error below the integer, then truncated: the decoder's float "
+                        "arithmetic decides which rows, and where it fits a mixture, the machine's too)" if wrong else ""))
     return ProbeResult(bool(in_scale < 0.5 or wrong > 0), "; ".join(parts))
 
 

@@ -124,8 +124,8 @@ def past_ceiling_table(directory=None, *, epsilon: float = 1.0) -> pd.DataFrame:
                 opened = "ablation not archived"
             else:
                 opened = opened_by(ablation, impl, epsilon=epsilon)
-            digest = str(cp.get("outputs_digest", ""))
-            same_outputs = first_with.setdefault(digest, f"{impl} {channel}") if digest else f"{impl} {channel}"
+            cell, digest = f"{impl} {channel}", str(cp.get("outputs_digest", ""))
+            first = first_with.setdefault(digest, cell) if digest else cell
             rows.append({
                 "attack": attack, "implementation": impl, "channel": channel,
                 "test outputs before": int(before["n_test"]) if before is not None else None,
@@ -144,7 +144,7 @@ def past_ceiling_table(directory=None, *, epsilon: float = 1.0) -> pd.DataFrame:
                 "status": "at the new ceiling" if at_ceiling else "below the ceiling",
                 "test errors": _errors(cp),
                 "opened by": opened, "shadow-model core-s": float(cp["train_seconds"]),
-                "same outputs as": None if same_outputs == f"{impl} {channel}" else same_outputs,
+                "same outputs as": None if first == cell else first,
             })
     return pd.DataFrame(rows)
 
@@ -172,8 +172,7 @@ def leak_sentences(table: pd.DataFrame, *, epsilon: float = 1.0) -> list[str]:
                       f"{d['test outputs']:,} test outputs")
         else:
             attack = ""
-        before = ("" if d["ε_emp before"] is None or pd.isna(d["ε_emp before"])
-                  else f"; at 1,000 per world it read {d['ε_emp before']:.2f}")
+        before = "" if pd.isna(d["ε_emp before"]) else f"; at 1,000 per world it read {d['ε_emp before']:.2f}"
         same = d.get("same outputs as")
         if isinstance(same, str):  # None in the table reads back as NaN
             attack += (f"; the very outputs of {same} (the same digest): closing this channel changed no synthetic "

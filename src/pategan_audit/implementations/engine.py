@@ -335,8 +335,7 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
     idx = np.asarray(active).nonzero()[0]  # the active replicas' positions
     if len(idx) == 0:
         return torch.zeros((R, n), dtype=torch.float32)
-    everyone = len(idx) == R
-    pick = slice(None) if everyone else torch.as_tensor(idx)  # the active replicas' rows
+    pick = slice(None) if len(idx) == R else torch.as_tensor(idx)  # the active replicas' rows
     m0 = models[idx[0]]
     cfg = m0.config
     k, scale, offset = m0.num_teachers_, m0.laplace_scale(), m0.vote_offset
@@ -350,13 +349,10 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
         if tuple(noise.shape) != (R, *shape):
             raise ValueError(f"noise must be [R, n{', 2' if two else ''}] = {[R, *shape]} for {cfg.vote_mechanism}, "
                              f"got {list(noise.shape)}")
-        noise = noise.to("cpu", torch.float64)
-        noise = noise if everyone else noise[pick]
-    elif len(idx) == 1:  # each replica's Laplace noise from its own stream (votes.laplace: E1 then E2)
-        noise = laplace(shape, scale=scale, generator=models[idx[0]].noise_gen)[None]
-    else:
+        noise = noise.to("cpu", torch.float64)[pick]
+    else:  # each replica's Laplace noise from its own stream (votes.laplace: E1 then E2)
         noise = torch.stack([laplace(shape, scale=scale, generator=models[r].noise_gen) for r in idx])
-    v = n1 if everyone else n1[pick]
+    v = n1[pick]
     labels = noisy_labels(v, noise, mechanism=cfg.vote_mechanism, num_teachers=k, offset=offset)
     charged = np.ones(len(idx), dtype=bool)
     if type(m0).release_rule is not PateGenerator.release_rule:

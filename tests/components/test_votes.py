@@ -26,6 +26,22 @@ def test_laplace_scale_and_seed():
         laplace((3,), scale=0.0, generator=gen())
 
 
+def test_laplace_into_a_row_of_a_stack_gives_the_same_numbers():
+    """``out``: the draws land in place (one replica's row of the vote release's stack), E1 then E2
+    as a fresh tensor, bit for bit, and the generator ends in the same state."""
+    g1, g2 = gen(7), gen(7)
+    fresh = [laplace((5, 2), scale=0.3, generator=g1) for _ in range(2)]
+    stack = torch.full((2, 5, 2), math.nan, dtype=torch.float64)
+    for j in range(2):
+        assert laplace((5, 2), scale=0.3, generator=g2, out=stack[j]).data_ptr() == stack[j].data_ptr()
+    assert torch.equal(stack, torch.stack(fresh))
+    assert torch.equal(torch.rand(3, generator=g1), torch.rand(3, generator=g2))
+    for bad in (torch.empty(5, 2, dtype=torch.float32), torch.empty(4, 2, dtype=torch.float64),
+                torch.empty(2, 5, dtype=torch.float64).t()):
+        with pytest.raises(ValueError, match="contiguous float64"):
+            laplace((5, 2), scale=0.3, generator=gen(), out=bad)
+
+
 def test_count_votes():
     preds = torch.tensor([[1, 0, 1], [1, 1, 0]])
     assert count_votes(preds).tolist() == [2, 1, 1]

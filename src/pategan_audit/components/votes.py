@@ -35,13 +35,21 @@ class VoteResult:
     labels: torch.Tensor
 
 
-def laplace(shape: tuple[int, ...], *, scale: float, generator: torch.Generator) -> torch.Tensor:
-    """Laplace(0, ``scale``) draws of the given shape (float64)."""
+def laplace(shape: tuple[int, ...], *, scale: float, generator: torch.Generator,
+            out: torch.Tensor | None = None) -> torch.Tensor:
+    """Laplace(0, ``scale``) draws of the given shape (float64): ``scale·(E1 − E2)`` of two
+    ``Exp(1)`` draws, E1 first. ``out``: a contiguous float64 tensor of that shape (e.g. one
+    replica's row of a stack) that receives the draws in place, the same numbers."""
     if not scale > 0:
         raise ValueError(f"the Laplace scale must be > 0, got {scale}")
-    e1 = torch.empty(shape, dtype=torch.float64).exponential_(1.0, generator=generator)
+    if out is None:
+        out = torch.empty(shape, dtype=torch.float64)
+    elif tuple(out.shape) != tuple(shape) or out.dtype != torch.float64 or not out.is_contiguous():
+        raise ValueError(f"out must be a contiguous float64 tensor of shape {tuple(shape)}, "
+                         f"got {out.dtype} {tuple(out.shape)}")
+    e1 = out.exponential_(1.0, generator=generator)
     e2 = torch.empty(shape, dtype=torch.float64).exponential_(1.0, generator=generator)
-    return scale * (e1 - e2)
+    return e1.sub_(e2).mul_(scale)
 
 
 def count_votes(predictions: torch.Tensor) -> torch.Tensor:

@@ -335,7 +335,7 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
     idx = np.asarray(active).nonzero()[0]  # the active replicas' positions
     if len(idx) == 0:
         return torch.zeros((R, n), dtype=torch.float32)
-    pick = slice(None) if len(idx) == R else torch.as_tensor(idx)  # the active replicas' rows
+    rows = None if len(idx) == R else torch.as_tensor(idx)  # the active replicas' rows (None: all of them)
     m0 = models[idx[0]]
     cfg = m0.config
     k, scale, offset = m0.num_teachers_, m0.laplace_scale(), m0.vote_offset
@@ -349,10 +349,13 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
         if tuple(noise.shape) != (R, *shape):
             raise ValueError(f"noise must be [R, n{', 2' if two else ''}] = {[R, *shape]} for {cfg.vote_mechanism}, "
                              f"got {list(noise.shape)}")
-        noise = noise.to("cpu", torch.float64)[pick]
-    else:  # each replica's Laplace noise from its own stream (votes.laplace: E1 then E2)
-        noise = torch.stack([laplace(shape, scale=scale, generator=models[r].noise_gen) for r in idx])
-    v = n1[pick]
+        noise = noise.to("cpu", torch.float64)
+        noise = noise if rows is None else noise[rows]
+    else:  # each replica's Laplace noise from its own stream (votes.laplace: E1 then E2), into its row
+        noise = torch.empty((len(idx), *shape), dtype=torch.float64)
+        for j, r in enumerate(idx):
+            laplace(shape, scale=scale, generator=models[r].noise_gen, out=noise[j])
+    v = n1 if rows is None else n1[rows]
     labels = noisy_labels(v, noise, mechanism=cfg.vote_mechanism, num_teachers=k, offset=offset)
     charged = np.ones(len(idx), dtype=bool)
     if type(m0).release_rule is not PateGenerator.release_rule:
@@ -367,8 +370,8 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
             buf["noise"].append(nn_[j].copy())
             buf["labels"].append(ln[j].copy())
             buf["charged"].append(np.full(n, bool(charged[j])))
-    if len(idx) == R:
+    if rows is None:
         return labels.to(torch.float32)
     out = torch.zeros((R, n), dtype=torch.float32)
-    out[pick] = labels.to(torch.float32)
+    out[rows] = labels.to(torch.float32)
     return out

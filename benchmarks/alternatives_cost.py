@@ -20,6 +20,13 @@ jobs on the machine than wall time; for a stopped fit, the CPU seconds it had us
 bound) and the 1-minute load average before and after. Results are
 written atomically after every cell, so a stopped probe leaves what it measured.
 
+``--scenario querybased`` times the fit on the audit's worst case instead (``datasets.worst_case("in")``:
+five rows of three 0/1 columns, public bounds {0, 1}; §6.2's Querybased game fits 2,000 of them per
+audit at 1,000 shadow models per world), and ``--n-iters N [N ...]`` passes ``n_iters=N`` to the mechanism
+(the iterations of private-pgm's inference, a post-processing of the noisy measurements: it
+changes utility, not the privacy guarantee; MST's own selection step runs 2,500 more whatever
+``n_iters`` is). ``--out`` names the JSON file.
+
 Run (needs the ``alternatives`` extra): ``nice -n 19 python benchmarks/alternatives_cost.py``;
 writes ``results/benchmarks/alternatives_cost.json``.
 """
@@ -32,6 +39,8 @@ import os
 import platform
 import time
 from pathlib import Path
+
+import pandas as pd
 
 from pategan_audit import runner
 
@@ -49,37 +58,49 @@ def _cpu_seconds(pid: int) -> float | None:
         return None
 
 
-def _fit(dataset: str, mechanism: str, bins: int, seed: int, queue) -> None:
+def _table(dataset: str) -> tuple[pd.DataFrame, str | None, dict]:
+    """Training rows, label and public bounds of a probed dataset (``querybased``: the audit's worst case)."""
     from pategan_audit import datasets
+
+    if dataset == "querybased":
+        return datasets.worst_case("in"), None, {c: (0.0, 1.0) for c in ("A", "B", "C")}
+    ds = datasets.load(dataset)
+    return ds.train, ds.label, ds.bounds
+
+
+def _fit(dataset: str, mechanism: str, bins: int, seed: int, n_iters: int | None, queue) -> None:
     from pategan_audit.alternatives import DPMMGenerator
 
     runner.single_thread()
-    ds = datasets.load(dataset)
-    model = DPMMGenerator(mechanism, epsilon=1.0, delta=1e-5, seed=seed, bins=bins, domain=ds.bounds, n_jobs=1)
+    train, label, bounds = _table(dataset)
+    model = DPMMGenerator(mechanism, epsilon=1.0, delta=1e-5, seed=seed, bins=bins, domain=bounds, n_jobs=1,
+                          model_kwargs={} if n_iters is None else {"n_iters": n_iters})
     cpu, wall = time.process_time(), time.perf_counter()
-    model.fit(ds.train, label=ds.label)
+    model.fit(train, label=label)
     fit_wall, fit_cpu = time.perf_counter() - wall, time.process_time() - cpu
     cpu, wall = time.process_time(), time.perf_counter()
-    synth = model.sample(len(ds.train), seed=0)
-    constant = [c for c in ds.train.columns if synth[c].nunique() == 1 and ds.train[c].nunique() > 1]
+    synth = model.sample(len(train), seed=0)
+    constant = [c for c in train.columns if synth[c].nunique() == 1 and train[c].nunique() > 1]
+    counts = {}
+    if label is not None:
+        counts = {"sample_label_counts": {str(k): int(v) for k, v in synth[label].value_counts().sort_index().items()},
+                  "data_label_counts": {str(k): int(v) for k, v in train[label].value_counts().sort_index().items()}}
     queue.put({"wall_s": fit_wall, "cpu_s": fit_cpu, "rows_sampled": len(synth),
                "sample_wall_s": time.perf_counter() - wall, "sample_cpu_s": time.process_time() - cpu,
                "sample_distinct_rows": int(len(synth.drop_duplicates())),
-               "data_distinct_rows": int(len(ds.train.drop_duplicates())),
-               "sample_label_counts": {str(k): int(v) for k, v in synth[ds.label].value_counts().sort_index().items()},
-               "data_label_counts": {str(k): int(v) for k, v in ds.train[ds.label].value_counts().sort_index().items()},
+               "data_distinct_rows": int(len(train.drop_duplicates())), **counts,
                "columns_constant_in_sample_only": constant})
 
 
-def timed_fit(dataset: str, mechanism: str, bins: int, *, seed: int, cap: float) -> dict:
+def timed_fit(dataset: str, mechanism: str, bins: int, *, seed: int, cap: float, n_iters: int | None = None) -> dict:
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
-    proc = ctx.Process(target=_fit, args=(dataset, mechanism, bins, seed, queue))
+    proc = ctx.Process(target=_fit, args=(dataset, mechanism, bins, seed, n_iters, queue))
     load_before, start = os.getloadavg()[0], time.perf_counter()
     proc.start()
     proc.join(cap)
     row = {"dataset": dataset, "mechanism": mechanism, "bins": bins, "epsilon": 1.0, "n_jobs": 1,
-           "load_before": round(load_before, 2)}
+           "n_iters": "default" if n_iters is None else n_iters, "load_before": round(load_before, 2)}
     if proc.is_alive():
         cpu = _cpu_seconds(proc.pid)  # includes the child's start-up (imports, data loading)
         proc.terminate()
@@ -97,6 +118,11 @@ def timed_fit(dataset: str, mechanism: str, bins: int, *, seed: int, cap: float)
     return row
 
 
+def _iterations(text: str) -> int | None:
+    """An ``--n-iters`` value: an integer, or ``default`` for dpmm's own (None)."""
+    return None if text == "default" else int(text)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cap", type=float, default=600.0, help="seconds after which one fit is stopped")
@@ -104,11 +130,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bins", type=int, default=None,
                         help="probe only PrivBayes, MST and AIM at this many bins on Cervical (e.g. 8)")
+    parser.add_argument("--scenario", choices=("cervical", "querybased"), default="cervical",
+                        help="querybased: the three mechanisms on the audit's five-row worst case")
+    parser.add_argument("--n-iters", type=_iterations, nargs="+", default=None,
+                        help="private-pgm inference iterations, one cell per value: integers or 'default' (dpmm's)")
+    parser.add_argument("--mechanisms", nargs="+", default=None, choices=("priv-bayes", "mst", "aim"),
+                        help="with --bins or --scenario querybased: only these mechanisms")
+    parser.add_argument("--out", type=Path, default=OUT, help="the JSON file to write")
     args = parser.parse_args()
     if args.cap <= 0 or args.budget <= 0:
         parser.error("--cap and --budget must be > 0 seconds")
     if args.bins is not None and args.bins < 2:
         parser.error("--bins must be an integer >= 2 (e.g. --bins 8)")
+    if args.n_iters is not None and min((n for n in args.n_iters if n is not None), default=1) < 1:
+        parser.error("--n-iters must be an integer >= 1 (e.g. --n-iters 1000)")
     import dpmm  # noqa: F401  (fail here, before any fit, when the extra is missing)
     from importlib.metadata import version
 
@@ -116,13 +151,19 @@ def main() -> None:
     meta = {"dpmm": version("dpmm"), "numpy": version("numpy"), "python": platform.python_version(),
             "cpus": os.cpu_count(), "cap_s": args.cap, "budget_s": args.budget, "seed": args.seed,
             "domain": "public bounds (Dataset.bounds)", "noise": "seeded", "delta": 1e-5, "epsilon": 1.0,
-            "n_iters": "dpmm's defaults", "sample_rows": "as many as the training split, seed 0",
+            "n_iters": "dpmm's defaults" if args.n_iters is None else "per fit", "scenario": args.scenario,
+            "sample_rows": "as many as the training split, seed 0",
             "load_1min_at_start": round(os.getloadavg()[0], 2), "nice": os.nice(0)}
-    if args.bins is None:
+    mechanisms = args.mechanisms or ("priv-bayes", "mst", "aim")
+    if args.scenario == "querybased":  # three 0/1 columns: two values each, whatever the bins
+        meta["domain"] = "public bounds {0, 1} of the worst case"
+        cells = [("querybased", m, args.bins or 2) for m in mechanisms]
+    elif args.bins is None:
         cells = [("cervical_cancer", m, b) for m, b in ORDER] + [("epileptic_seizure", "mst", 8)]
     else:
-        cells = [("cervical_cancer", m, args.bins) for m in ("priv-bayes", "mst", "aim")]
-    for dataset, mechanism, bins in cells:
+        cells = [("cervical_cancer", m, args.bins) for m in mechanisms]
+    cells = [(*cell, n) for n in (args.n_iters or [None]) for cell in cells]
+    for dataset, mechanism, bins, n_iters in cells:
         gate = next((r for r in rows if r["mechanism"] == "mst" and r["bins"] == 8), {})
         if dataset == "epileptic_seizure" and not (gate.get("wall_s") or 120) < 120:
             rows.append({"dataset": dataset, "mechanism": mechanism, "bins": bins,
@@ -130,9 +171,9 @@ def main() -> None:
         elif time.perf_counter() - start > args.budget:
             rows.append({"dataset": dataset, "mechanism": mechanism, "bins": bins, "status": "not run (probe budget)"})
         else:
-            rows.append(timed_fit(dataset, mechanism, bins, seed=args.seed, cap=args.cap))
+            rows.append(timed_fit(dataset, mechanism, bins, seed=args.seed, cap=args.cap, n_iters=n_iters))
         print(rows[-1], flush=True)
-        runner.atomic_write_text(OUT, json.dumps({"meta": meta, "fits": rows}, indent=2) + "\n")
+        runner.atomic_write_text(args.out, json.dumps({"meta": meta, "fits": rows}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

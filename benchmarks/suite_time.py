@@ -160,9 +160,10 @@ def main() -> None:
     if args.junit:
         new = train_speed.resolve_commit(args.new)
         walls = ({"base": {"wall_s": args.walls[0]}, "new": {"wall_s": args.walls[1]}} if args.walls else None)
-        base_xml, new_xml, samples = args.junit[0], args.junit[1], None
-        roots = (Path(runner.REPO_ROOT),)
+        samples = None
         meta["reports"] = "given (--junit)" + (f": {args.note}" if args.note else "")
+        result = compare(read_junit(args.junit[0]), read_junit(args.junit[1]),
+                         changed_files=changed_test_files(base, new), roots=(Path(runner.REPO_ROOT),))
     else:
         new = train_speed.resolve_commit("HEAD")
         dirty = subprocess.run(["git", "status", "--porcelain", "--", "src", "tests"], cwd=runner.REPO_ROOT,
@@ -172,13 +173,8 @@ def main() -> None:
         folder = Path(tempfile.mkdtemp(prefix="pategan_audit_suite_time_"))
         with train_speed.base_worktree(base) as base_tree, train_speed.base_worktree(new) as new_tree:
             walls, samples = run_suites(base_tree, new_tree, folder)
-            roots = (base_tree, new_tree)
-            base_xml, new_xml = folder / "base.xml", folder / "new.xml"
-            result = compare(read_junit(base_xml), read_junit(new_xml), changed_files=changed_test_files(base, new),
-                             roots=roots)
-    if args.junit:
-        result = compare(read_junit(base_xml), read_junit(new_xml), changed_files=changed_test_files(base, new),
-                         roots=roots)
+            result = compare(read_junit(folder / "base.xml"), read_junit(folder / "new.xml"),
+                             changed_files=changed_test_files(base, new), roots=(base_tree, new_tree))
     meta.update(new_commit=new, walls=walls, loadavg_1min_samples=samples)
     atomic_write_text(args.out, json.dumps({**meta, **result}, indent=2) + "\n")
     if walls:

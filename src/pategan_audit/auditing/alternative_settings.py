@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..alternatives import INSTALL_HINT, MECHANISMS, AlternativeFactory
 from .profiles import AuditProfile
-from .settings import ATTACKS, GROUNDHOG_TARGET, AuditSetting
+from .settings import GROUNDHOG_TARGET, AuditSetting
 
 __all__ = ["AlternativeSetting", "alternative_settings", "BINS"]
 
@@ -46,13 +46,12 @@ class AlternativeSetting(AuditSetting):
     def __post_init__(self) -> None:
         if self.implementation not in MECHANISMS:
             raise ValueError(f"unknown mechanism {self.implementation!r}; use one of {sorted(MECHANISMS)}")
-        if self.attack not in ATTACKS:
-            raise ValueError(f"unknown attack {self.attack!r}; use one of {ATTACKS}")
+        if self.streams != "torch" or self.extra_overrides:
+            raise ValueError("streams and extra_overrides are PATE-GAN settings; the mechanisms take neither")
+        super().__post_init__()  # attack, channel and iterations, as every setting checks them
         if self.channel != "controlled":
             raise ValueError(f"the marginal mechanisms are audited with public bounds, in the 'controlled' channel; "
                              f"got channel={self.channel!r}")
-        if self.streams != "torch" or self.extra_overrides:
-            raise ValueError("streams and extra_overrides are PATE-GAN settings; the mechanisms take neither")
         if self.n_iters is not None and (isinstance(self.n_iters, bool) or not isinstance(self.n_iters, int)
                                          or self.n_iters < 1):
             raise ValueError(f"n_iters must be an integer >= 1 or None (dpmm's default), got {self.n_iters!r}")

@@ -330,7 +330,8 @@ def release_votes(models: Sequence[PateGenerator], n1: torch.Tensor, active: np.
     ``noise``: the Laplace noise of every replica already drawn (``[R, n]``, or ``[R, n, 2]`` for
     the two-noise mechanism; the counter streams of :mod:`pategan_audit.replicas.streams`),
     used instead of the replicas' noise streams (rows of frozen replicas are ignored)."""
-    n1 = n1.to("cpu", torch.int64)
+    if not (n1.is_cpu and n1.dtype == torch.int64):
+        n1 = n1.to("cpu", torch.int64)
     R, n = n1.shape
     idx = np.asarray(active).nonzero()[0]  # the active replicas' positions
     if len(idx) == 0:

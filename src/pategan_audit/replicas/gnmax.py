@@ -165,11 +165,12 @@ class StudentStacks:
 
     def step(self, x: torch.Tensor, y: torch.Tensor) -> None:
         """One Adam step of every started student on BCE of rows ``x`` [S, n, D] with labels
-        ``y`` [S, n], S the started replicas in ``started_order``. R = 1: the student reads the
-        ``[n, D]`` rows and its loss is one mean (:func:`~.neural.replica_bce`)."""
+        ``y`` [S, n], S the started replicas in ``started_order``. R = 1: rows ``[n, D]`` and
+        labels ``[n]`` (no replica axis), as one network reads them, and the loss is one mean
+        (:func:`~.neural.replica_bce`)."""
         if self.R == 1:
             s = self.started_stacks[0]
-            loss = replica_bce(s.net(x[0])[..., 0], y)
+            loss = replica_bce(s.net(x)[0, :, 0], y)
             s.opt.zero_grad(set_to_none=True)
             loss.backward()
             s.opt.step()
@@ -225,6 +226,7 @@ class GNMaxStep(ReplicaStep):
             self.teachers = stack_teachers([m.teachers for m in models])
             self.teachers.net.to(device)
         self.X = torch.stack([m.X_ for m in models]).to(device)  # [R, N, D]
+        self.X0 = self.X[0] if self.R == 1 else None  # R = 1: the rows, indexed without the replica axis
         self.sampler = StackedBlockSampler([m.sampler for m in models])
         self.train_gens = [m.train_gen for m in models]
         self.D = self.X.shape[-1]
@@ -248,9 +250,10 @@ class GNMaxStep(ReplicaStep):
     # -- per-replica draws -----------------------------------------------------------------------
     def _latents(self, n: int, active: np.ndarray) -> torch.Tensor:
         """[R, n, width] latent codes, replica r's from its own training stream (zeros for a
-        replica that has stopped: it draws nothing more)."""
+        replica that has stopped: it draws nothing more); at R = 1 the replica's own ``[n, width]``."""
         if self.R == 1:  # the loop runs an iteration only for an active replica
-            return self.models[0].training_latent(n)[None].to(self.device)
+            z = self.models[0].training_latent(n)
+            return z if self.own else z.to(self.device)
         out = torch.zeros((self.R, n, self.width))
         for r in np.flatnonzero(active):
             m = self.models[r]
@@ -259,10 +262,8 @@ class GNMaxStep(ReplicaStep):
 
     def _generate(self, latent: torch.Tensor) -> torch.Tensor:
         """Generated rows [R, n, D] from ``latent`` [R, n, width]. At R = 1 the generator reads the
-        ``[n, width]`` codes, as one network does (its first layer a broadcast product plus bias,
-        not a batched one: other kernels, other rounding)."""
-        if self.R == 1:
-            return self.gen_net(latent[0])
+        ``[n, width]`` codes (:meth:`_latents`), as one network does (its first layer a broadcast
+        product plus bias, not a batched one: other kernels, other rounding)."""
         return self.gen_net(latent)
 
     def _votes(self, u: torch.Tensor) -> torch.Tensor:
@@ -282,8 +283,8 @@ class GNMaxStep(ReplicaStep):
             else:
                 rows = self.sampler.sample(B, self.train_gens)  # [R, k, B], each replica's keys from its stream
             record_seen(self.models, rows, active, has_rows=self.sampler.has_rows if self.sampler.any_empty else None)
-            at = rows.to(self.device)
-            real = (self.X[0][at[0]] if R == 1 else self.X[ar, at]).reshape(R * k, B, -1)
+            at = rows if self.own else rows.to(self.device)
+            real = (self.X0[at[0]] if R == 1 else self.X[ar, at]).reshape(R * k, B, -1)
             with torch.no_grad():
                 fake = self._generate(self._latents(B, active))  # [R, B, D]: one batch per replica ...
             fake = fake[:, None].expand(R, k, B, -1).reshape(R * k, B, -1)  # ... shared by its k teachers
@@ -325,14 +326,18 @@ class GNMaxStep(ReplicaStep):
             self.replay_y[r, :n] = torch.cat(m.replay_labels_)
         self.replay = self.replay.to(self.device)
         self.replay_y = self.replay_y.to(self.device)
+        if self.R == 1:  # the one replica's buffer, indexed without the replica axis
+            self.replay0, self.replay_y0 = self.replay[0], self.replay_y[0]
 
     def _replay_batch(self, order: np.ndarray, draw: np.ndarray, rows_idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """One student mini-batch per started replica (``order``): rows [S, sb, D] and labels
         [S, sb] drawn from its replay buffer by the single fit's ``torch.randint`` on its training
-        stream (replicas not in ``draw``, stopped, draw nothing and read row 0)."""
+        stream (replicas not in ``draw``, stopped, draw nothing and read row 0); at R = 1 the
+        replica's ``[sb, D]`` and ``[sb]`` (:meth:`StudentStacks.step`)."""
         if self.R == 1:  # a started replica is active and has rows
-            pick = torch.randint(int(self.replay_len[0]), (self.sb,), generator=self.train_gens[0]).to(self.device)
-            return self.replay[0][pick][None], self.replay_y[0][pick][None]
+            pick = torch.randint(int(self.replay_len[0]), (self.sb,), generator=self.train_gens[0])
+            pick = pick if self.own else pick.to(self.device)
+            return self.replay0[pick], self.replay_y0[pick]
         pick = torch.zeros((len(order), self.sb), dtype=torch.int64)
         for j in np.flatnonzero(draw):
             r = order[j]

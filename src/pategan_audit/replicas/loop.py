@@ -59,7 +59,7 @@ def record_seen(models: Sequence[PateGenerator], rows: torch.Tensor, active: np.
                 has_rows: torch.Tensor | None = None) -> None:
     """``rows`` [R, k, B] positions consumed by each replica's teachers this round; teachers
     with ``has_rows[r, t]`` False (empty block: placeholder rows) consumed nothing."""
-    rows = rows.to("cpu").numpy()
+    rows = rows.numpy() if rows.is_cpu else rows.cpu().numpy()
     k = rows.shape[1]
     for r in np.flatnonzero(active):
         if has_rows is None:

@@ -206,6 +206,7 @@ class NeuralStep(ReplicaStep):
             self.opt_generator = adam(self.gen_net.parameters(), lr=g0["lr"], betas=g0["betas"], weight_decay=g0["weight_decay"])
             self.opt_student = adam(self.student.parameters(), lr=s0["lr"], betas=s0["betas"], weight_decay=s0["weight_decay"])
         self.X = torch.stack([m.X_ for m in models]).to(device)  # [R, N, D]
+        self.X0 = self.X[0] if self.R == 1 else None  # R = 1: the rows, indexed without the replica axis
         self.conditional = bool(getattr(self.cfg, "conditional", False))
         self.sampler = StackedBlockSampler([m.sampler for m in models])
         self.train_gens = [m.train_gen for m in models]
@@ -298,8 +299,8 @@ class NeuralStep(ReplicaStep):
             for rnd in range(self.n_teacher):
                 rows = self._teacher_rows(rnd)  # [R, k, B]
                 record_seen(self.models, rows, active, has_rows=self.sampler.has_rows if self.sampler.any_empty else None)
-                at = rows.to(self.device)
-                real = (self.X[0][at[0]] if R == 1 else self.X[ar, at]).reshape(R * k, B, -1)
+                at = rows if self.own else rows.to(self.device)
+                real = (self.X0[at[0]] if R == 1 else self.X[ar, at]).reshape(R * k, B, -1)
                 with torch.no_grad():
                     fake = self._fakes(self._latents(k * B, TEACHER_Z, rnd))
                 weight = self.sampler.has_rows.reshape(R * k).float().to(self.device) if self.sampler.any_empty else None
@@ -307,7 +308,8 @@ class NeuralStep(ReplicaStep):
             for rnd in range(int(self.cfg.student_iters)):
                 with torch.no_grad():
                     u = self._fakes(self._latents(B, STUDENT_Z, rnd))
-                labels = self._release(self._votes(u), active, rnd).to(self.device)
+                labels = self._release(self._votes(u), active, rnd)
+                labels = labels if self.own else labels.to(self.device)
                 loss_s = replica_bce(self._net(self.student, u)[..., 0], labels)
                 self.opt_student.zero_grad(set_to_none=True)
                 loss_s.backward()

@@ -80,3 +80,18 @@ def test_a_smoke_audit_of_privbayes_runs_and_repeats():
     assert (first["n_iters"] == 50).all() and first["iterations"].isna().all()
     assert first["epsilon_emp"].tolist() == again["epsilon_emp"].tolist()  # seeded noise: the same numbers
     assert "dpmm" in sys.modules
+
+
+def test_the_alternatives_archive_audits_the_three_mechanisms_querybased_controlled_cheapest_first(monkeypatch):
+    from pategan_audit.auditing import archives as AR
+
+    ran = []
+    monkeypatch.setattr(AR, "run_settings", lambda settings, *a, **kw: ran.extend(settings) or (None, kw["meta_now"]))
+    _, meta_now = AR.ARCHIVES["audit_alternatives_large"]("large", 1, None)
+    assert [(s.attack, s.implementation, s.channel, s.n_iters) for s in ran] == [
+        ("querybased", m, "controlled", AR.ALTERNATIVE_N_ITERS) for m in ("priv-bayes", "aim", "mst")]
+    assert "audit_alternatives_large" in AR.RESUMABLE and "audit_alternatives_large" not in AR.ARCHIVE_PROFILES
+    import pandas as pd
+    meta = meta_now(pd.DataFrame())
+    assert meta["settings_done"] == 0 and meta["n_iters"] == 300 and meta["mechanisms"] == ["priv-bayes", "aim", "mst"]
+    assert "1,000 shadow models per world" in meta["runs"]

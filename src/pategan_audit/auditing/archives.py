@@ -41,6 +41,12 @@ resumably through the archive store (:mod:`pategan_audit.archive_store`);
 ``audit_past_ceiling_querybased`` / ``audit_past_ceiling_groundhog``
     The channels :data:`PAST_CEILING_CELLS` names (archived ε_emp within :data:`CEILING_MARGIN` of
     the ceiling) with more test outputs per world, so that the ceiling rises above them.
+``audit_alternatives_large``
+    The marginal mechanisms of :data:`ALTERNATIVE_MECHANISMS` (:mod:`pategan_audit.alternatives`,
+    needs the ``alternatives`` extra) in the Querybased game's controlled channel at 1,000 shadow
+    models per world, beside the PATE-GANs' archived rows. GroundHog is not in it: one fit on
+    Cervical's 686 rows takes minutes (``benchmarks/alternatives_cost.py``), so 2,000 fits per
+    mechanism are out of a CPU machine's reach.
 """
 from __future__ import annotations
 
@@ -58,6 +64,7 @@ from ..implementations.many import resolve_device
 from ..runner import resolve_jobs
 from .calibration import BoundsOnlyFactory, IgnoreFactory, ReleaseFactory
 from .featurisers import NaiveFeaturiser, QueryFeaturiser
+from .alternative_settings import alternative_settings
 from .profiles import ABLATION_CHANNELS, ABLATION_PRESETS, ALL_FINDINGS, AUDIT_PROFILES, get_profile
 from .settings import PresetFactory, attack_data
 
@@ -319,6 +326,31 @@ def calibration_channels(profile_name: str, n_jobs: int | None, backend: str | N
                                      "the null generator in both games' controlled channel")
 
 
+#: the marginal mechanisms audited beside the PATE-GANs, cheapest first (issue 41 item 3)
+ALTERNATIVE_MECHANISMS = ("priv-bayes", "aim", "mst")
+#: private-pgm's inference iterations in the audited fits: post-processing of the noisy
+#: measurements, so it moves utility but not the guarantee under audit; 300 keeps a fit on the
+#: worst case at 1-10 CPU seconds (results/benchmarks/alternatives_cost_querybased.json)
+ALTERNATIVE_N_ITERS = 300
+
+
+def alternatives(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,
+                 save: Callable[[pd.DataFrame, dict], None] | None = None,
+                 only: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict]:
+    """:data:`ALTERNATIVE_MECHANISMS` in the Querybased game's controlled channel
+    (:func:`~pategan_audit.auditing.alternative_settings.alternative_settings`); resumable per setting."""
+    profile = get_profile(profile_name)
+    settings = alternative_settings(profile, mechanisms=ALTERNATIVE_MECHANISMS, attacks=("querybased",),
+                                    n_iters=ALTERNATIVE_N_ITERS)
+    what = f"{', '.join(ALTERNATIVE_MECHANISMS)}; querybased: controlled; n_iters {ALTERNATIVE_N_ITERS}"
+
+    def meta_now(records: pd.DataFrame) -> dict:
+        return {**settings_meta(profile, settings, records, what), "attack": "querybased", "channels": ["controlled"],
+                "mechanisms": list(ALTERNATIVE_MECHANISMS), "n_iters": ALTERNATIVE_N_ITERS}
+
+    return run_settings(settings, profile, n_jobs, backend, done=done, save=save, meta_now=meta_now, only=only)
+
+
 def audit_querybased(channel: str) -> Callable[..., tuple[pd.DataFrame, dict]]:
     return audit_channels("querybased", (channel,))
 
@@ -341,6 +373,7 @@ ARCHIVES: dict[str, Callable[..., tuple[pd.DataFrame, dict]]] = {
                                      ("groundhog", ("paper", "controlled"))), ("gnmax",)),
     "audit_past_ceiling_querybased": past_ceiling("querybased"),
     "audit_past_ceiling_groundhog": past_ceiling("groundhog"),
+    "audit_alternatives_large": alternatives,
 }
 #: the audit archives that save after every setting (or pair of candidates) and resume from what an
 #: earlier session saved; the calibration archives run whole

@@ -51,6 +51,7 @@ FEEDS: dict[str, str] = {
                                      "(beyond the paper)",
     "audit_past_ceiling_groundhog": "Figure 5b past the ceiling: 2,000 test outputs per world where 1,000 hit it "
                                     "(beyond the paper)",
+    "audit_alternatives_large": "AIM, MST and PrivBayes in Figure 5a's game, controlled channel (beyond the paper)",
 }
 
 COLUMNS = ("archive", "feeds", "protocol", "status", "compute", "machine", "code", "regenerate")

@@ -61,7 +61,7 @@ def record_seen(models: Sequence[PateGenerator], rows: torch.Tensor, active: np.
     with ``has_rows[r, t]`` False (empty block: placeholder rows) consumed nothing."""
     rows = rows.numpy() if rows.is_cpu else rows.cpu().numpy()
     k = rows.shape[1]
-    for r in np.flatnonzero(active):
+    for r in np.asarray(active).nonzero()[0]:
         if has_rows is None:
             models[r].seen_[np.arange(k)[:, None], rows[r]] = True
         else:

@@ -269,11 +269,6 @@ class NeuralStep(ReplicaStep):
             return self.teachers.votes(u)[None]
         return replica_votes(self.teachers, u, self.k)
 
-    def _release(self, n1: torch.Tensor, active: np.ndarray, rnd: int) -> torch.Tensor:
-        """Labels ``[R, n]`` of student round ``rnd`` from the vote counts ``n1`` ``[R, n]``: every
-        active replica's noisy release (:func:`~pategan_audit.implementations.engine.release_votes`)."""
-        return release_votes(self.models, n1, active, noise=self._vote_noise(rnd))
-
     def _fakes(self, latent: torch.Tensor) -> torch.Tensor:
         """Generated rows ``[R, n, D]`` (teacher-input space) from ``latent`` [R, n, width]; at R = 1
         ``[n, D]`` from ``[n, width]`` (or the counter streams' ``[1, n, width]``), computed on
@@ -308,7 +303,8 @@ class NeuralStep(ReplicaStep):
             for rnd in range(int(self.cfg.student_iters)):
                 with torch.no_grad():
                     u = self._fakes(self._latents(B, STUDENT_Z, rnd))
-                labels = self._release(self._votes(u), active, rnd)
+                # labels [R, n]: every active replica's noisy release of its teachers' votes
+                labels = release_votes(self.models, self._votes(u), active, noise=self._vote_noise(rnd))
                 labels = labels if self.own else labels.to(self.device)
                 loss_s = replica_bce(self._net(self.student, u)[..., 0], labels)
                 self.opt_student.zero_grad(set_to_none=True)

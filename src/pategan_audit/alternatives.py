@@ -57,18 +57,29 @@ import threading
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Iterator
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["DPMMGenerator", "MST", "AIM", "PrivBayes", "AlternativeFactory", "INSTALL_HINT", "MECHANISMS"]
+__all__ = ["DPMMGenerator", "MST", "AIM", "PrivBayes", "AlternativeFactory", "INSTALL_HINT", "MECHANISMS",
+           "dpmm_version"]
 
 INSTALL_HINT = "pip install -e '.[alternatives]'"
 MECHANISMS = {"mst": ("dpmm.models.mst", "MSTGM"), "aim": ("dpmm.models.aim", "AIMGM"),
               "priv-bayes": ("dpmm.models.priv_bayes", "PrivBayesGM")}
 _NOISE = ("seeded", "opendp")
 _NOISE_LOCK = threading.Lock()  # the seeded noise swaps dpmm module attributes: one fit at a time per process
+
+
+def dpmm_version() -> str:
+    """The installed dpmm's version (part of every cache key of a mechanism's results: another dpmm
+    fits other models); an :class:`ImportError` naming the install command when it is missing."""
+    try:
+        return version("dpmm")
+    except PackageNotFoundError as err:
+        raise ImportError(f"MST, AIM and PrivBayes need the optional dependency dpmm: {INSTALL_HINT}") from err
 
 
 def _require_dpmm() -> None:

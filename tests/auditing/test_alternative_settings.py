@@ -62,7 +62,9 @@ def test_without_dpmm_the_setting_names_the_install_command(monkeypatch):
     def missing(name):
         raise PackageNotFoundError(name)
 
-    monkeypatch.setattr(S, "version", missing)
+    from pategan_audit import alternatives
+
+    monkeypatch.setattr(alternatives, "version", missing)
     setting = S.alternative_settings(get_profile("smoke"), mechanisms=("mst",), attacks=("querybased",))[0]
     with pytest.raises(ImportError, match=r"pip install -e '\.\[alternatives\]'"):
         setting.resolve()

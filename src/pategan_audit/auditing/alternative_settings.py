@@ -18,12 +18,11 @@ the shadow models' cache key.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import pandas as pd
 
-from ..alternatives import INSTALL_HINT, MECHANISMS, AlternativeFactory
+from ..alternatives import MECHANISMS, AlternativeFactory, dpmm_version
 from .profiles import AuditProfile
 from .settings import GROUNDHOG_TARGET, AuditSetting
 
@@ -65,11 +64,7 @@ class AlternativeSetting(AuditSetting):
                                   model_kwargs=() if self.n_iters is None else (("n_iters", self.n_iters),))
 
     def _effective_key(self, factory: Any, n_synth_rows: int | str, featuriser: Any) -> dict:
-        try:
-            dpmm = version("dpmm")
-        except PackageNotFoundError as err:
-            raise ImportError(f"auditing {self.implementation} needs the optional dependency dpmm: {INSTALL_HINT}") from err
-        return {**super()._effective_key(factory, n_synth_rows, featuriser), "dpmm": dpmm}
+        return {**super()._effective_key(factory, n_synth_rows, featuriser), "dpmm": dpmm_version()}
 
     def key(self) -> dict:
         key = super().key()

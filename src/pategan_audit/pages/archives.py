@@ -51,6 +51,7 @@ FEEDS: dict[str, str] = {
                                      "(beyond the paper)",
     "audit_past_ceiling_groundhog": "Figure 5b past the ceiling: 2,000 test outputs per world where 1,000 hit it "
                                     "(beyond the paper)",
+    "utility_alternatives_large": "PrivBayes, AIM and MST beside the privacy-utility curves (beyond the paper)",
     "audit_alternatives_large": "AIM, MST and PrivBayes in Figure 5a's game, controlled channel (beyond the paper)",
 }
 

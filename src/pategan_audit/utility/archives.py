@@ -29,6 +29,12 @@ archive store (:mod:`pategan_audit.archive_store`); ``python -m pategan_audit.ar
     Figure 10: MNIST at every ε of the grid for the six presets and ``corrected``, at a stated
     reduced protocol (6,000 training rows, 500-iteration cap, best of 1 × 2, LR and RF; the
     paper publishes no protocol for it), with Setting A on the same rows; resumable per cell.
+``utility_alternatives_large``
+    What to use instead (beyond the paper): the marginal mechanisms PrivBayes, AIM and MST
+    (:mod:`pategan_audit.alternatives`, the ``alternatives`` extra) at ε ∈ {0.1, 1, 10} on the four
+    datasets, at the privacy-utility curves' protocol (best of 2 × 2, the twelve classifiers), so each
+    point sits beside ``utility_sweep_large``'s PATE-GAN curves; resumable per cell, cheapest
+    dataset and mechanism first.
 """
 from __future__ import annotations
 
@@ -176,6 +182,34 @@ def sweep_cells(profile_name: str):
     m, s = (1, 1) if smoke else SWEEP_TABLES
     return [with_gnmax_teachers(dataclasses.replace(c, n_models=m, n_tables=s, adaboost=ARCHIVE_ADABOOST))
             for d in (profile.datasets if smoke else SWEEP_DATASETS) for impl in presets for e in epsilons
+            for c in main_cells(profile, epsilon=e, implementations=(impl,), datasets=(d,))]
+
+
+#: the marginal mechanisms beside the PATE-GANs (issue 41), cheapest first on Cervical
+ALTERNATIVE_MECHANISMS = ("priv-bayes", "aim", "mst")
+ALTERNATIVE_EPSILONS = (0.1, 1.0, 10.0)
+#: cheapest first (rows x columns), so a session that ends mid-run has saved the most cells
+ALTERNATIVE_DATASETS = ("cervical_cancer", "credit", "epileptic_seizure", "isolet")
+#: private-pgm's inference iterations (post-processing: utility, not the guarantee; dpmm's defaults
+#: cost minutes per fit on Cervical, results/benchmarks/alternatives_cost.json)
+ALTERNATIVE_N_ITERS = 300
+ALTERNATIVES_DESCRIPTION = ("archived run: PrivBayes, AIM and MST (dpmm, public bounds, 8 bins, 300 inference "
+                            "iterations) at ε 0.1, 1 and 10; full training splits (Credit the bundled 20 % split); "
+                            "best of 2 × 2 as the privacy-utility curves")
+
+
+def alternatives_cells(profile_name: str):
+    """The marginal mechanisms' cells (:data:`ALTERNATIVE_MECHANISMS` × :data:`ALTERNATIVE_EPSILONS`
+    on :data:`ALTERNATIVE_DATASETS`) at the privacy-utility curves' best of :data:`SWEEP_TABLES`,
+    ``n_iters`` :data:`ALTERNATIVE_N_ITERS`, no iteration cap (they do not iterate); the smoke
+    profile: its own datasets, PrivBayes at ε = 1, best of 1 × 1."""
+    profile = get_profile(profile_name)
+    smoke = profile_name == "smoke"
+    mechanisms, epsilons = (("priv-bayes",), (1.0,)) if smoke else (ALTERNATIVE_MECHANISMS, ALTERNATIVE_EPSILONS)
+    m, s = (1, 1) if smoke else SWEEP_TABLES
+    return [dataclasses.replace(c, n_models=m, n_tables=s, max_iter=None, overrides=(("n_iters", ALTERNATIVE_N_ITERS),),
+                                adaboost=ARCHIVE_ADABOOST)
+            for d in (profile.datasets if smoke else ALTERNATIVE_DATASETS) for impl in mechanisms for e in epsilons
             for c in main_cells(profile, epsilon=e, implementations=(impl,), datasets=(d,))]
 
 
@@ -449,6 +483,9 @@ ARCHIVES: dict[str, Callable[..., tuple[pd.DataFrame, dict]]] = {
                                    f"Epileptic, {TABLES_ADABOOST} on Credit and ISOLET"}),
     "utility_mnist_large": cells_archive(mnist_cells, "Figure 10: MNIST against the ε grid, six presets and corrected",
                                          description=MNIST_DESCRIPTION),
+    "utility_alternatives_large": cells_archive(
+        alternatives_cells, "What to use instead: PrivBayes, AIM and MST at ε 0.1, 1 and 10 on the four datasets",
+        description=ALTERNATIVES_DESCRIPTION),
 }
 #: every utility archive saves after each preset or cell and resumes from what an earlier session saved
 RESUMABLE = tuple(ARCHIVES)

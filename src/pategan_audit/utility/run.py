@@ -30,6 +30,7 @@ import pandas as pd
 
 from .. import runner
 from . import twins
+from ..alternatives import MECHANISMS, AlternativeFactory, dpmm_version
 from ..classifiers import PreparedTable, evaluate_classifier, evaluate_table, prepare_table
 from ..implementations.base import flush_denormal_requested
 from ..implementations.factory import PresetFactory
@@ -67,13 +68,33 @@ def resolve_teachers(cell: UtilityCell, n_train: int) -> int:
     return teacher_count(n_train=n_train, ratio=teacher_ratio(cell.dataset))
 
 
-def _default_factory(cell: UtilityCell, k: int, data: Any) -> PresetFactory:
-    """The cell's preset with its settings (``num_teachers`` resolved, ``max_iter``,
+#: the public-bounds bins of a marginal mechanism's cell unless its overrides say otherwise (the
+#: setting ``benchmarks/alternatives_cost.py`` measured on Cervical)
+MECHANISM_BINS = 8
+
+
+def mechanism_factory(cell: UtilityCell, data: Any) -> AlternativeFactory:
+    """A cell of a marginal mechanism (``cell.implementation`` a key of
+    :data:`pategan_audit.alternatives.MECHANISMS`: MST, AIM, PrivBayes): the training split's bounds
+    as its public domain (as ``corrected`` gets them, ``ganev2025elusive`` §5), ``bins`` from the
+    cell's overrides (default :data:`MECHANISM_BINS`) and every other override passed to dpmm's
+    model (e.g. ``n_iters``)."""
+    settings = dict(cell.overrides)
+    bins = settings.pop("bins", MECHANISM_BINS)
+    return AlternativeFactory(cell.implementation, epsilon=cell.epsilon, delta=cell.delta, bins=bins,
+                              domain=tuple((c, (float(lo), float(hi))) for c, (lo, hi) in data.bounds.items()),
+                              model_kwargs=tuple(sorted(settings.items())))
+
+
+def _default_factory(cell: UtilityCell, k: int, data: Any) -> PresetFactory | AlternativeFactory:
+    """A marginal mechanism's cell: :func:`mechanism_factory`. Otherwise the cell's preset with its settings (``num_teachers`` resolved, ``max_iter``,
     ``record=False``, the utility harness's own settings where it differs from the audit harness
     (:func:`utility_harness_overrides`: turing's truncating decode and uncapped batch), then the
     cell's overrides) and the public-bounds rule applied with the training split's bounds (presets
     that never read bounds from the data, ``corrected``, get them: the paper treats these bounds as
     public, ``ganev2025elusive`` §5)."""
+    if cell.implementation in MECHANISMS:
+        return mechanism_factory(cell, data)
     overrides = {"num_teachers": k, "max_iter": cell.max_iter, "record": False,
                  **utility_harness_overrides(cell.implementation), **dict(cell.overrides)}
     return PresetFactory.for_data(cell.implementation, epsilon=cell.epsilon, delta=cell.delta, overrides=overrides,
@@ -135,7 +156,8 @@ def evaluate_cell(cell: UtilityCell, *, data: Any = None, make_generator: Callab
         raise ValueError(f"evaluate_cell takes a UtilityCell, got {type(cell).__name__}")
     data = data if data is not None else load_dataset(cell.dataset, cell.subsample)
     train, test = data.train, data.test
-    k = resolve_teachers(cell, len(train))
+    mechanism = cell.implementation in MECHANISMS  # no teachers, no iterations
+    k = None if mechanism else resolve_teachers(cell, len(train))
     make = make_generator if make_generator is not None else _default_factory(cell, k, data)
     base = {
         "cell": cell_id(cell), "dataset": cell.dataset, "implementation": cell.implementation, "epsilon": cell.epsilon,
@@ -347,6 +369,8 @@ def evaluate_setting_a(cell: SettingACell, *, data: Any = None, score_options: r
 
 def _key(cell: UtilityCell | SettingACell, data: Any, make_generator: Any) -> dict[str, Any]:
     key = cell.cache_key()
+    if getattr(cell, "implementation", None) in MECHANISMS and make_generator is None:
+        key["dpmm"] = dpmm_version()  # another dpmm, other models
     if make_generator is not None:  # a custom generator must not share entries with the presets
         key["generator"] = f"{getattr(make_generator, '__module__', '?')}.{getattr(make_generator, '__qualname__', repr(make_generator))}"
     if data is not None:

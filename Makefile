@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: install lint test test-fast book book-smoke browser-test benchmarks archives clean-book
+.PHONY: install lint test test-fast book book-smoke browser-test benchmarks archives venv-alt clean-book
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,6 +63,13 @@ archives: $(STAMP)
 	$(BIN)/python -m pategan_audit.archive traces_paper --n-jobs 2
 	# the sweep's points against the authors' records (no training; the scorecard's diagnoses read it)
 	$(BIN)/python benchmarks/table4_differences.py --only sweep_mean_vs_records
+
+# The marginal mechanisms (MST, AIM, PrivBayes: the `alternatives` extra, dpmm) in an environment of
+# their own: dpmm pins numpy, pandas and scikit-learn below the main environment's versions
+venv-alt:
+	@test -x .venv-alt/bin/python || $(PYTHON) -m venv .venv-alt
+	.venv-alt/bin/python -m pip install --quiet --upgrade pip
+	.venv-alt/bin/python -m pip install --quiet -e '.[alternatives,test]'
 
 clean-book:
 	rm -rf book/_build book/*.ipynb book/.nbhash

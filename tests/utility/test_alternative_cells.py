@@ -67,3 +67,13 @@ def test_a_privbayes_cell_is_scored_with_no_teachers_and_repeats():
     assert set(first["status"]) == {"ok"} and first["num_teachers"].isna().all() and len(first) == 2
     assert first["auroc"].tolist() == again["auroc"].tolist()  # seeded noise: the same numbers
     assert (first["fit_seconds"] > 0).all()
+
+
+def test_the_runs_caption_of_mechanism_cells_names_no_iteration_cap():
+    from pategan_audit.utility.tables import runs_text
+
+    text = runs_text(UA.alternatives_cells("large"))
+    assert text == "best of n = M models × S tables per number (2 × 2 = 4); 72 generator trainings in total"
+    mixed = runs_text([*UA.alternatives_cells("large")[:1], UtilityCell(dataset="credit", implementation="corrected",
+                                                                         epsilon=1.0)])
+    assert mixed.endswith("; iteration cap 10,000")

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .aggregate import auroc_delta, auroc_delta_undefined, best_of_n, best_per_classifier, mean_auroc_delta
+from ..alternatives import MECHANISMS
 from .cells import SettingACell, UtilityCell
 
 __all__ = [
@@ -140,13 +141,14 @@ def runs_text(cells: Sequence[UtilityCell | SettingACell]) -> str:
         return "no generator trainings"
     shapes = sorted({(c.n_models, c.n_tables) for c in cells})
     per = ", ".join(f"{m} × {s} = {m * s}" for m, s in shapes)
-    caps = sorted({c.max_iter for c in cells}, key=lambda v: (v is None, v))
+    iterating = [c for c in cells if c.implementation not in MECHANISMS]  # the marginal mechanisms do not iterate
+    caps = sorted({c.max_iter for c in iterating}, key=lambda v: (v is None, v))
     subs = sorted({(c.dataset, c.subsample) for c in cells if c.subsample})
     sub_txt = ("; training rows " + ", ".join(f"{d} {n:,}" for d, n in subs)) if subs else ""
     trainings = sum(c.n_models for c in cells)
-    cap_txt = "/".join("upstream default" if v is None else f"{v:,}" for v in caps)
-    return (f"best of n = M models × S tables per number ({per}); {trainings} generator trainings in total; "
-            f"iteration cap {cap_txt}{sub_txt}")
+    cap_txt = ("; iteration cap " + "/".join("upstream default" if v is None else f"{v:,}" for v in caps)) if caps else ""
+    return (f"best of n = M models × S tables per number ({per}); {trainings} generator trainings in total"
+            f"{cap_txt}{sub_txt}")
 
 
 def stopping(results: pd.DataFrame) -> pd.DataFrame:

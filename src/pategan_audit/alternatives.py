@@ -64,11 +64,19 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["DPMMGenerator", "MST", "AIM", "PrivBayes", "AlternativeFactory", "INSTALL_HINT", "MECHANISMS",
-           "dpmm_version"]
+           "ALTERNATIVE_MECHANISMS", "ALTERNATIVE_N_ITERS", "dpmm_version"]
 
 INSTALL_HINT = "pip install -e '.[alternatives]'"
 MECHANISMS = {"mst": ("dpmm.models.mst", "MSTGM"), "aim": ("dpmm.models.aim", "AIMGM"),
               "priv-bayes": ("dpmm.models.priv_bayes", "PrivBayesGM")}
+#: the mechanisms the archives run beside the PATE-GANs (``utility_alternatives_large``,
+#: ``audit_alternatives_large``), cheapest first on Cervical
+ALTERNATIVE_MECHANISMS = ("priv-bayes", "aim", "mst")
+#: private-pgm's inference iterations in the archived fits: post-processing of the noisy
+#: measurements, so it moves utility but not the guarantee; dpmm's defaults cost minutes per fit on
+#: Cervical (results/benchmarks/alternatives_cost.json), 300 keeps a fit on the audit's worst case
+#: at 1-10 CPU seconds (results/benchmarks/alternatives_cost_querybased.json)
+ALTERNATIVE_N_ITERS = 300
 _NOISE = ("seeded", "opendp")
 _NOISE_LOCK = threading.Lock()  # the seeded noise swaps dpmm module attributes: one fit at a time per process
 

@@ -59,6 +59,7 @@ import pandas as pd
 
 from . import audit as A
 from . import targets as T
+from ..alternatives import ALTERNATIVE_MECHANISMS, ALTERNATIVE_N_ITERS
 from ..archive_store import accumulate, run_options
 from ..implementations.many import resolve_device
 from ..runner import resolve_jobs
@@ -324,14 +325,6 @@ def calibration_channels(profile_name: str, n_jobs: int | None, backend: str | N
     return records, calibration_meta(profile, records, ["attack", "implementation", "channel"],
                                      "; GroundHog x 3 reference generators, Querybased x bounds-only x (paper, fixed_size), "
                                      "the null generator in both games' controlled channel")
-
-
-#: the marginal mechanisms audited beside the PATE-GANs, cheapest first (issue 41 item 3)
-ALTERNATIVE_MECHANISMS = ("priv-bayes", "aim", "mst")
-#: private-pgm's inference iterations in the audited fits: post-processing of the noisy
-#: measurements, so it moves utility but not the guarantee under audit; 300 keeps a fit on the
-#: worst case at 1-10 CPU seconds (results/benchmarks/alternatives_cost_querybased.json)
-ALTERNATIVE_N_ITERS = 300
 
 
 def alternatives(profile_name: str, n_jobs: int | None, backend: str | None, *, done: pd.DataFrame | None = None,

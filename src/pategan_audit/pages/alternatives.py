@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import reference
+from ..alternatives import ALTERNATIVE_MECHANISMS
 from ..archive import read_archive
 from ..reference import DISPLAY_NAMES
 from ..utility import best_of_n
@@ -28,7 +29,7 @@ __all__ = ["MECHANISMS", "BEST_SIX", "utility_values", "utility_table", "utility
            "utility_verdict", "audit_verdict", "utility_blocks", "cost_blocks", "audit_blocks"]
 
 #: the marginal mechanisms, as the archives name them
-MECHANISMS = ("priv-bayes", "aim", "mst")
+MECHANISMS = ALTERNATIVE_MECHANISMS
 #: the row that stands for the six benchmarked PATE-GANs: at each point the best of their best-of-n AUROCs
 BEST_SIX = "best of the six"
 #: the PATE-GANs shown beside the mechanisms: ours and the best of the six benchmarked

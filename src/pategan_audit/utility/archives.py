@@ -47,6 +47,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from . import twins
+from ..alternatives import ALTERNATIVE_MECHANISMS, ALTERNATIVE_N_ITERS
 from ..archive_store import accumulate, run_options
 from ..classifiers import CLASSIFIERS, MAJORITY, MULTICLASS_CLASSIFIERS
 from ..implementations import create
@@ -56,7 +57,7 @@ from .profiles import (EPSILON_GRID, MAIN_EPSILON, PAPER_IMPLEMENTATIONS, TEACHE
                        conditional_cells, get_profile, hyperparameter_cells, main_cells, setting_a_cells,
                        teacher_sweep_cells)
 from .profiles import mnist_cells as profile_mnist_cells
-from .run import cell_id, iter_cells, load_dataset, run_cells
+from .run import MECHANISM_BINS, cell_id, iter_cells, load_dataset, run_cells
 from .tables import runs_text
 
 #: the six presets as benchmarked and ``corrected``
@@ -185,17 +186,13 @@ def sweep_cells(profile_name: str):
             for c in main_cells(profile, epsilon=e, implementations=(impl,), datasets=(d,))]
 
 
-#: the marginal mechanisms beside the PATE-GANs (issue 41), cheapest first on Cervical
-ALTERNATIVE_MECHANISMS = ("priv-bayes", "aim", "mst")
+#: the ε of the marginal mechanisms' cells: three points of the curves' grid, a decade apart
 ALTERNATIVE_EPSILONS = (0.1, 1.0, 10.0)
 #: cheapest first (rows x columns), so a session that ends mid-run has saved the most cells
 ALTERNATIVE_DATASETS = ("cervical_cancer", "credit", "epileptic_seizure", "isolet")
-#: private-pgm's inference iterations (post-processing: utility, not the guarantee; dpmm's defaults
-#: cost minutes per fit on Cervical, results/benchmarks/alternatives_cost.json)
-ALTERNATIVE_N_ITERS = 300
-ALTERNATIVES_DESCRIPTION = ("archived run: PrivBayes, AIM and MST (dpmm, public bounds, 8 bins, 300 inference "
-                            "iterations) at ε 0.1, 1 and 10; full training splits (Credit the bundled 20 % split); "
-                            "best of 2 × 2 as the privacy-utility curves")
+ALTERNATIVES_DESCRIPTION = (f"archived run: PrivBayes, AIM and MST (dpmm, public bounds, {MECHANISM_BINS} bins, "
+                            f"{ALTERNATIVE_N_ITERS} inference iterations) at ε 0.1, 1 and 10; full training splits "
+                            "(Credit the bundled 20 % split); best of 2 × 2 as the privacy-utility curves")
 
 
 def alternatives_cells(profile_name: str):

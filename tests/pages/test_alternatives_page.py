@@ -93,6 +93,7 @@ def test_the_blocks_name_a_missing_archive_and_a_partial_one(tmp_path):
                           {"profile": "large", "runs": "1 of 36 cells", "complete": False}, directory=tmp_path)
     texts = [b.markdown for b in P.utility_blocks(P.utility_values(directory=tmp_path), cost="x") if isinstance(b, Text)]
     assert any(t.startswith("**Kaggle Credit.**") and "none archived at these ε" in t for t in texts)
+    assert any(t.startswith("**Kaggle Credit.**") and "no point): none." in t for t in texts)
     assert any("No mechanism archived yet on: Kaggle Cervical Cancer" in t for t in texts)
     assert any(t.startswith("*Partial archive: 1 of 36 cells.") for t in texts)
 
@@ -117,3 +118,11 @@ def test_a_point_two_archives_hold_comes_from_the_larger_best_of_n(tmp_path):
     row = values[(values["implementation"] == "corrected")]
     assert len(row) == 1 and row["n"].item() == 6 and row["source"].item() == "utility_best25_large"
     assert "isolet: mst 0.550, below the best PATE-GAN (corrected 0.650)" in P.utility_verdict(values)
+
+
+def test_every_row_of_the_figure_has_its_own_colour_and_marker():
+    from pategan_audit.pages.plotting.utility import _style
+
+    styles = [_style(name) for name in (*P.MECHANISMS, *P.PATE_ROWS)]
+    assert len({s["color"] for s in styles}) == len(styles) and len({s["marker"] for s in styles}) == len(styles)
+    assert _style(P.BEST_SIX)["linestyle"] == "-." and _style("mst")["linestyle"] == "-"

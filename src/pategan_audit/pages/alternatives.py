@@ -22,7 +22,7 @@ from ..utility.archives import ALTERNATIVE_DATASETS, ALTERNATIVE_EPSILONS
 from ..utility.protocols import ARCHIVE_COLUMN, RUNS_COLUMN, table4_records
 from .blocks import Text, archive_missing, figure
 from .blocks import table as table_blocks
-from .plotting.theme import ordered_names
+from .plotting.theme import BEST_SIX, ordered_names
 from .plotting.utility import plot_epsilon_sweep
 
 __all__ = ["MECHANISMS", "BEST_SIX", "utility_values", "utility_table", "utility_figure", "cost_table", "audit_table",
@@ -30,8 +30,6 @@ __all__ = ["MECHANISMS", "BEST_SIX", "utility_values", "utility_table", "utility
 
 #: the marginal mechanisms, as the archives name them
 MECHANISMS = ALTERNATIVE_MECHANISMS
-#: the row that stands for the six benchmarked PATE-GANs: at each point the best of their best-of-n AUROCs
-BEST_SIX = "best of the six"
 #: the PATE-GANs shown beside the mechanisms: ours and the best of the six benchmarked
 PATE_ROWS = ("corrected", "gnmax", BEST_SIX)
 _KEYS = ["dataset", "implementation", "epsilon"]
@@ -230,9 +228,13 @@ def utility_blocks(values: pd.DataFrame | None, *, cost: str) -> list:
             continue
         sources = "; ".join(f"{name}: {', '.join(sorted(set(g['source'])))}"
                             for name, g in part[~part["implementation"].isin(MECHANISMS)].groupby("implementation"))
+        refused = "; ".join(f"{name} at ε = {', '.join(f'{e:g}' for e in g['epsilon'])}"
+                            for name, g in part[part["auroc"].isna()].groupby("implementation"))
         blocks += [*figure(f"alternatives_{dataset}", utility_figure(values, dataset)),
                    Text(f"**{DISPLAY_NAMES.get(dataset, dataset)}.** Best-of-n mean AUROC over the twelve classifiers. "
-                        f"PATE-GAN rows from: {sources or 'none archived at these ε'}."),
+                        f"PATE-GAN rows from: {sources or 'none archived at these ε'}. Refused to train (below "
+                        f"its accountant's floor; no point): {refused or 'none'}. Any other empty cell: not archived "
+                        "yet."),
                    *table_blocks(f"alternatives_{dataset}", utility_table(values, dataset).round(3))]
     if waiting:
         blocks.append(Text(f"No mechanism archived yet on: {', '.join(waiting)}."))

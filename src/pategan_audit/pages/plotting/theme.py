@@ -20,7 +20,7 @@ import seaborn as sns  # noqa: E402
 
 from ...runner import atomic_write_bytes  # noqa: E402
 
-__all__ = ["axes_of", "ordered_names", "IMPLEMENTATION_ORDER", "IMPLEMENTATION_COLORS", "IMPLEMENTATION_MARKERS", "MIN_FONT_PT", "ANNOTATION_FONT_PT",
+__all__ = ["axes_of", "ordered_names", "IMPLEMENTATION_ORDER", "IMPLEMENTATION_COLORS", "IMPLEMENTATION_MARKERS", "BEST_SIX", "MIN_FONT_PT", "ANNOTATION_FONT_PT",
            "COLUMN_WIDTH_IN", "FIGURE_DPI", "set_theme", "readable", "save_figure", "caption"]
 
 #: Smallest font size (points) of any text of a figure, at the figure's own size ("1:1").
@@ -51,6 +51,13 @@ IMPLEMENTATION_COLORS = {name: _palette[i] for i, name in enumerate(IMPLEMENTATI
 IMPLEMENTATION_COLORS["corrected"] = (0.0, 0.0, 0.0)
 IMPLEMENTATION_COLORS["gnmax"] = (0.55, 0.0, 0.55)  # ours too: dashed like corrected, in purple
 IMPLEMENTATION_MARKERS = dict(zip(IMPLEMENTATION_ORDER, ("o", "s", "^", "D", "v", "P", "*", "X")))
+#: the row that stands for the six benchmarked presets where a page shows only their best ("What to use instead")
+BEST_SIX = "best of the six"
+IMPLEMENTATION_COLORS[BEST_SIX] = (0.45, 0.45, 0.45)
+IMPLEMENTATION_MARKERS[BEST_SIX] = "o"
+#: the marginal mechanisms (pategan_audit.alternatives): dark colours apart from the six's palette
+IMPLEMENTATION_COLORS.update({"priv-bayes": (0.0, 0.5, 0.5), "aim": (0.5, 0.45, 0.0), "mst": (0.65, 0.0, 0.15)})
+IMPLEMENTATION_MARKERS.update({"priv-bayes": "p", "aim": "h", "mst": "d"})
 
 
 def set_theme() -> None:

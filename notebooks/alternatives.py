@@ -83,9 +83,11 @@ sec = Section("alternatives", profile=profile, eps=eps, seed=seed, results_dir=r
 # names which archive and preset it came from). ISOLET is not on the curves: its PATE-GAN rows are
 # Table 4's cells at ε = 1 (their own best of n, in the last column).
 # The six score as benchmarked, violations included: several of them do not deliver the ε they
-# claim (the auditing page), and some train to their iteration cap whatever ε is, which is how the
-# best of the six can score higher at ε = 0.1 than at ε = 1. Only `corrected`, `gnmax` and the
-# three mechanisms are comparable on privacy as well as utility.
+# claim (the auditing page), so only `corrected`, `gnmax` and the three mechanisms are comparable
+# on privacy as well as utility. The caption says which preset is the best of the six at each ε
+# and how many iterations it trained: on Cervical a preset that stopped after one iteration can
+# top them, since best-of-n AUROC there barely separates a trained generator from an almost
+# untrained one (the previous page's curves).
 
 # %% tags=["hide-input"]
 values = alternatives.utility_values()

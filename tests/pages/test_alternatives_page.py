@@ -44,6 +44,8 @@ def test_utility_values_put_the_mechanisms_beside_the_best_of_the_six_at_the_sam
     assert got[("cervical_cancer", P.BEST_SIX, 1.0)] == pytest.approx((0.95 + 0.85) / 2)  # updated, the six's best
     assert 0.5 not in set(values["epsilon"])
     assert "updated" in values.set_index("implementation").loc[P.BEST_SIX, "source"]
+    texts = [b.markdown for b in P.utility_blocks(values, cost="x") if hasattr(b, "markdown")]
+    assert any("The best of the six, and how long it trained: updated at ε = 1 (1 iteration)." in t for t in texts)
     table = P.utility_table(values, "cervical_cancer")
     assert list(table.index) == [*P.MECHANISMS, "corrected", "gnmax", P.BEST_SIX]
     assert pd.isna(table.loc["aim", "ε=1"]) and pd.isna(table.loc["gnmax", "ε=0.1"])  # not archived: empty

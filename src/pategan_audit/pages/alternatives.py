@@ -36,11 +36,12 @@ _KEYS = ["dataset", "implementation", "epsilon"]
 
 
 def _points(records: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Best-of-n mean AUROC per (dataset, implementation, ε) of ``records``, with ``n`` and the
-    median seconds per fit (trained models only)."""
-
+    """Best-of-n mean AUROC per (dataset, implementation, ε) of ``records``, with ``n``, the median
+    seconds per fit and the median iterations trained (trained models only; NaN for a mechanism)."""
     best = best_of_n(records)[[*_KEYS, "auroc", "n"]]
-    fits = records.drop_duplicates(["cell", "model"]).groupby(_KEYS)["fit_seconds"].median().rename("fit seconds")
+    models = records.drop_duplicates(["cell", "model"]).groupby(_KEYS)
+    fits = pd.DataFrame({"fit seconds": models["fit_seconds"].median(),
+                         "iterations": models["iterations"].median() if "iterations" in records else np.nan})
     out = best.merge(fits.reset_index(), on=_KEYS, how="left")
     out["source"] = source
     return out
@@ -54,6 +55,7 @@ def _best_six(points: pd.DataFrame) -> pd.DataFrame:
         return six
     top = six.loc[six.groupby(["dataset", "epsilon"])["auroc"].idxmax()].copy()
     top["source"] = top["source"] + " (" + top["implementation"] + ")"
+    top["preset"] = top["implementation"]
     top["implementation"] = BEST_SIX
     return top
 
@@ -228,11 +230,15 @@ def utility_blocks(values: pd.DataFrame | None, *, cost: str) -> list:
             continue
         sources = "; ".join(f"{name}: {', '.join(sorted(set(g['source'])))}"
                             for name, g in part[~part["implementation"].isin(MECHANISMS)].groupby("implementation"))
+        top = part[part["implementation"] == BEST_SIX].sort_values("epsilon")
+        tops = ", ".join(f"{r.preset} at ε = {r.epsilon:g} ({r.iterations:,.0f} iteration{'' if r.iterations == 1 else 's'})"
+                         for r in top.itertuples() if pd.notna(r.iterations))
         refused = "; ".join(f"{name} at ε = {', '.join(f'{e:g}' for e in g['epsilon'])}"
                             for name, g in part[part["auroc"].isna()].groupby("implementation"))
         blocks += [*figure(f"alternatives_{dataset}", utility_figure(values, dataset)),
                    Text(f"**{DISPLAY_NAMES.get(dataset, dataset)}.** Best-of-n mean AUROC over the twelve classifiers. "
-                        f"PATE-GAN rows from: {sources or 'none archived at these ε'}. Refused to train (below "
+                        f"PATE-GAN rows from: {sources or 'none archived at these ε'}. The best of the six, and how "
+                        f"long it trained: {tops or 'none archived'}. Refused to train (below "
                         f"its accountant's floor; no point): {refused or 'none'}. Any other empty cell: not archived "
                         "yet."),
                    *table_blocks(f"alternatives_{dataset}", utility_table(values, dataset).round(3))]

@@ -5,7 +5,7 @@ skips without it (CI has none)."""
 from __future__ import annotations
 
 import sys
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError
 
 import pytest
 
@@ -14,14 +14,7 @@ from pategan_audit.alternatives import AlternativeFactory
 from pategan_audit.auditing import alternative_settings as S
 from pategan_audit.auditing import audit as A
 from pategan_audit.auditing.profiles import get_profile
-
-
-def _has_dpmm() -> bool:
-    try:
-        version("dpmm")
-        return True
-    except PackageNotFoundError:
-        return False
+from tests._dpmm import has_dpmm
 
 
 def test_settings_are_controlled_with_public_bounds_querybased_first():
@@ -71,7 +64,7 @@ def test_without_dpmm_the_setting_names_the_install_command(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _has_dpmm(), reason="needs the alternatives extra (dpmm)")
+@pytest.mark.skipif(not has_dpmm(), reason="needs the alternatives extra (dpmm)")
 def test_a_smoke_audit_of_privbayes_runs_and_repeats():
     prof = get_profile("smoke")
     settings = S.alternative_settings(prof, mechanisms=("priv-bayes",), attacks=("querybased",), n_iters=50)

@@ -5,7 +5,6 @@ The cells and the factory they build run everywhere (no dpmm needed to build the
 mechanism's cell needs the ``alternatives`` extra and skips without it (CI has none)."""
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 
 import pytest
 
@@ -14,14 +13,7 @@ from pategan_audit.datasets import load
 from pategan_audit.utility import archives as UA
 from pategan_audit.utility import run as R
 from pategan_audit.utility.cells import UtilityCell
-
-
-def _has_dpmm() -> bool:
-    try:
-        version("dpmm")
-        return True
-    except PackageNotFoundError:
-        return False
+from tests._dpmm import has_dpmm
 
 
 def test_a_mechanism_cell_gets_the_training_bounds_as_its_domain_and_its_overrides_as_settings():
@@ -58,7 +50,7 @@ def test_a_mechanism_cells_key_names_the_dpmm_version(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _has_dpmm(), reason="needs the alternatives extra (dpmm)")
+@pytest.mark.skipif(not has_dpmm(), reason="needs the alternatives extra (dpmm)")
 def test_a_privbayes_cell_is_scored_with_no_teachers_and_repeats():
     cell = UtilityCell(dataset="cervical_cancer", implementation="priv-bayes", epsilon=1.0, subsample=120,
                        overrides={"n_iters": 20, "bins": 4}, max_iter=None, classifiers=("LogisticRegression",

@@ -99,7 +99,8 @@ Markdown(alternatives.utility_verdict(values, epsilon=sec.eps))
 #
 # Median wall-clock seconds of one fit on one core at ε = 1, as each archive recorded it (the
 # PATE-GANs' rows: the curves' fits, at their iteration caps or budgets; *best of the six*: the
-# fits of whichever preset scored best there, so its row mixes presets).
+# fits of whichever preset scored best there, so its row mixes presets). The archives ran beside
+# other archives on a shared 2-core machine, so read orders of magnitude here, not ratios.
 
 # %% tags=["hide-input"]
 publish(sec, alternatives.cost_blocks(values, epsilon=sec.eps))

@@ -45,7 +45,8 @@ resumably through the archive store (:mod:`pategan_audit.archive_store`);
     The marginal mechanisms of :data:`ALTERNATIVE_MECHANISMS` (:mod:`pategan_audit.alternatives`,
     needs the ``alternatives`` extra) in the Querybased game's controlled channel at 1,000 shadow
     models per world, beside the PATE-GANs' archived rows. GroundHog is not in it: one fit on
-    Cervical's 686 rows takes minutes (``benchmarks/alternatives_cost.py``), so 2,000 fits per
+    Cervical's 686 rows takes a minute (PrivBayes) to a quarter of an hour (AIM) of wall-clock at
+    300 inference iterations (``utility_alternatives_large``'s records), so 2,000 fits per
     mechanism are out of a CPU machine's reach.
 """
 from __future__ import annotations

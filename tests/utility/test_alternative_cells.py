@@ -31,9 +31,9 @@ def test_a_mechanism_cell_gets_the_training_bounds_as_its_domain_and_its_overrid
 def test_the_alternatives_archive_is_every_mechanism_at_three_epsilons_on_four_datasets_cheapest_first():
     cells = UA.alternatives_cells("large")
     assert len(cells) == 3 * 3 * 4
-    assert [c.dataset for c in cells[::9]] == ["cervical_cancer", "credit", "epileptic_seizure", "isolet"]
-    assert [(c.implementation, c.epsilon) for c in cells[:9]] == [
-        (m, e) for m in ("priv-bayes", "aim", "mst") for e in (0.1, 1.0, 10.0)]
+    assert [c.implementation for c in cells[::12]] == ["priv-bayes", "aim", "mst"]  # cheapest mechanism first
+    assert [(c.dataset, c.epsilon) for c in cells[:12]] == [
+        (d, e) for d in ("cervical_cancer", "credit", "epileptic_seizure", "isolet") for e in (0.1, 1.0, 10.0)]
     assert {(c.n_models, c.n_tables, c.max_iter, c.overrides, c.adaboost) for c in cells} == {
         (2, 2, None, (("n_iters", 300),), "SAMME")}
     assert "utility_alternatives_large" in UA.ARCHIVES and "utility_alternatives_large" in UA.RESUMABLE

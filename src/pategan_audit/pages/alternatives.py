@@ -37,7 +37,8 @@ _KEYS = ["dataset", "implementation", "epsilon"]
 
 def _points(records: pd.DataFrame, source: str) -> pd.DataFrame:
     """Best-of-n mean AUROC per (dataset, implementation, ε) of ``records``, with ``n``, the median
-    seconds per fit and the median iterations trained (trained models only; NaN for a mechanism)."""
+    seconds per fit (of the models trained) and the median iterations (0 where a preset refused to
+    train; NaN for a mechanism, which records none)."""
     best = best_of_n(records)[[*_KEYS, "auroc", "n"]]
     models = records.drop_duplicates(["cell", "model"]).groupby(_KEYS)
     fits = pd.DataFrame({"fit seconds": models["fit_seconds"].median(),
@@ -49,7 +50,6 @@ def _points(records: pd.DataFrame, source: str) -> pd.DataFrame:
 
 def _best_six(points: pd.DataFrame) -> pd.DataFrame:
     """One :data:`BEST_SIX` row per (dataset, ε): the six's largest AUROC there, its preset named."""
-
     six = points[points["implementation"].isin(reference.IMPLEMENTATIONS)].dropna(subset=["auroc"])
     if six.empty:
         return six

@@ -118,7 +118,11 @@ def test_every_archive_has_a_row_and_a_regenerate_command_the_cli_accepts(tmp_pa
     assert sorted(table["archive"]) == sorted(A.ARCHIVES)
     for command in table["regenerate"]:
         name = command.split()[3]
-        assert name in A.ARCHIVES and command.startswith("python -m pategan_audit.archive ")
+        python = T.INTERPRETERS.get(name, "python")
+        assert name in A.ARCHIVES and command.startswith(f"{python} -m pategan_audit.archive ")
+    assert T.regenerate_command("audit_alternatives_large") == \
+        ".venv-alt/bin/python -m pategan_audit.archive audit_alternatives_large"
+    assert set(T.INTERPRETERS) <= set(A.ARCHIVES)
 
 
 def test_the_hook_writes_the_table_where_the_page_includes_it(store, tmp_path):

@@ -22,7 +22,7 @@ from ..archive import ARCHIVE_PROFILES, ARCHIVES, Archive, read_archive
 from ..provenance import Tree, compare_archive, working_tree
 from ..runner import atomic_write_text
 
-__all__ = ["FEEDS", "COLUMNS", "NOT_COMPUTED", "regenerate_command", "protocol", "status",
+__all__ = ["FEEDS", "COLUMNS", "NOT_COMPUTED", "INTERPRETERS", "regenerate_command", "protocol", "status",
            "compute", "machine", "archive_row", "archive_table", "table_markdown", "write_table", "main"]
 
 #: The paper's tables and figures (or, beyond the paper, what the book shows) each archive feeds: the
@@ -60,16 +60,21 @@ _HEADERS = {"archive": "archive", "feeds": "the paper's tables and figures", "pr
             "status": "status", "compute": "compute (measured)", "machine": "machine", "code": "code",
             "regenerate": "regenerate"}
 NOT_COMPUTED = "not computed"
+#: the interpreter of the archives whose code needs an optional extra: the marginal mechanisms' (dpmm)
+#: environment of their own, built by ``make venv-alt``; every other archive runs in the project's
+ALT_INTERPRETER = ".venv-alt/bin/python"
+INTERPRETERS: dict[str, str] = {"utility_alternatives_large": ALT_INTERPRETER, "audit_alternatives_large": ALT_INTERPRETER}
 
 
 def regenerate_command(name: str, profile: str | None = None) -> str:
-    """The command that computes archive ``name`` (resuming where it is partial); ``--profile`` only
-    where ``profile`` is not the archive's default."""
+    """The command that computes archive ``name`` (resuming where it is partial), with the interpreter
+    of its environment where it needs an extra (:data:`INTERPRETERS`); ``--profile`` only where
+    ``profile`` is not the archive's default."""
     if name not in ARCHIVES:
         raise ValueError(f"unknown archive {name!r}; the archives are {sorted(ARCHIVES)}")
     default = ARCHIVE_PROFILES.get(name, "large")
     extra = f" --profile {profile}" if profile and profile != default else ""
-    return f"python -m pategan_audit.archive {name}{extra}"
+    return f"{INTERPRETERS.get(name, 'python')} -m pategan_audit.archive {name}{extra}"
 
 
 def _count(n: int) -> str:

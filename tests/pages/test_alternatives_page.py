@@ -98,6 +98,8 @@ def test_the_blocks_name_a_missing_archive_and_a_partial_one(tmp_path):
     assert any(t.startswith("**Kaggle Credit.**") and "no point): none." in t for t in texts)
     assert any("No mechanism archived yet on: Kaggle Cervical Cancer" in t for t in texts)
     assert any(t.startswith("*Partial archive: 1 of 36 cells.") for t in texts)
+    assert any("`.venv-alt/bin/python -m pategan_audit.archive utility_alternatives_large --n-jobs 2`" in t for t in texts)
+    assert "`.venv-alt/bin/python -m pategan_audit.archive utility_alternatives_large --n-jobs 2`" in missing.markdown
 
 
 def test_the_cost_blocks_say_when_no_fit_is_archived_at_that_epsilon():

@@ -20,6 +20,7 @@ from ..reference import DISPLAY_NAMES
 from ..utility import best_of_n
 from ..utility.archives import ALTERNATIVE_DATASETS, ALTERNATIVE_EPSILONS
 from ..utility.protocols import ARCHIVE_COLUMN, RUNS_COLUMN, table4_records
+from .archives import regenerate_command
 from .blocks import Text, archive_missing, figure
 from .blocks import table as table_blocks
 from .plotting.theme import BEST_SIX, ordered_names
@@ -209,8 +210,8 @@ def audit_verdict(table: pd.DataFrame | None) -> str:
 def _partial(meta: dict, name: str) -> list:
 
     if meta and not meta.get("complete", False):
-        return [Text(f"*Partial archive: {meta.get('runs', '')}. `python -m pategan_audit.archive {name} --n-jobs 2` "
-                     "(in the environment of the `alternatives` extra) computes the rest.*")]
+        return [Text(f"*Partial archive: {meta.get('runs', '')}. `{regenerate_command(name)} --n-jobs 2` "
+                     "(the `alternatives` extra's environment, `make venv-alt`) computes the rest.*")]
     return []
 
 

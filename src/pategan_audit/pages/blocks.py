@@ -21,6 +21,8 @@ from typing import Any, Iterable, Sequence, Union
 
 import pandas as pd
 
+from .archives import regenerate_command
+
 __all__ = ["SaveTable", "ShowTable", "Text", "Print", "Figure", "SaveFigure", "ShowFigure", "Glue", "Scorecard", "Block",
            "table", "scorecard", "figure", "publish", "SectionPage"]
 
@@ -105,7 +107,7 @@ def archive_missing(name: str, cost: str = "") -> Text:
     """The note a page shows where archive ``name`` has not run yet: what it costs and the command
     that computes it (and resumes where an earlier session stopped)."""
     what = f" ({cost})" if cost else ""
-    return Text(f"*`{name}` has not run yet{what}: `python -m pategan_audit.archive {name} --n-jobs 2` computes it "
+    return Text(f"*`{name}` has not run yet{what}: `{regenerate_command(name)} --n-jobs 2` computes it "
                 "and resumes where an earlier session stopped.*")
 
 

@@ -64,7 +64,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["DPMMGenerator", "MST", "AIM", "PrivBayes", "AlternativeFactory", "INSTALL_HINT", "MECHANISMS",
-           "ALTERNATIVE_MECHANISMS", "ALTERNATIVE_N_ITERS", "dpmm_version"]
+           "ALTERNATIVE_MECHANISMS", "ALTERNATIVE_N_ITERS", "bounds_domain", "dpmm_version"]
 
 INSTALL_HINT = "pip install -e '.[alternatives]'"
 MECHANISMS = {"mst": ("dpmm.models.mst", "MSTGM"), "aim": ("dpmm.models.aim", "AIMGM"),
@@ -79,6 +79,11 @@ ALTERNATIVE_MECHANISMS = ("priv-bayes", "aim", "mst")
 ALTERNATIVE_N_ITERS = 300
 _NOISE = ("seeded", "opendp")
 _NOISE_LOCK = threading.Lock()  # the seeded noise swaps dpmm module attributes: one fit at a time per process
+
+
+def bounds_domain(bounds: Mapping[str, Any]) -> tuple:
+    """``{column: (min, max)}`` public bounds as :class:`AlternativeFactory`'s hashable ``domain``."""
+    return tuple((c, (float(lo), float(hi))) for c, (lo, hi) in bounds.items())
 
 
 def dpmm_version() -> str:

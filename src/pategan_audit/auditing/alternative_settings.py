@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..alternatives import MECHANISMS, AlternativeFactory, dpmm_version
+from ..alternatives import MECHANISMS, AlternativeFactory, bounds_domain, dpmm_version
 from .profiles import AuditProfile
 from .settings import GROUNDHOG_TARGET, AuditSetting
 
@@ -60,7 +60,7 @@ class AlternativeSetting(AuditSetting):
     def factory(self, d_out: pd.DataFrame) -> AlternativeFactory:  # type: ignore[override]
         bounds = self.public_bounds(d_out)
         return AlternativeFactory(self.implementation, epsilon=self.epsilon, delta=self.delta, bins=self.bins,
-                                  domain=tuple((c, (float(lo), float(hi))) for c, (lo, hi) in bounds.items()),
+                                  domain=bounds_domain(bounds),
                                   model_kwargs=() if self.n_iters is None else (("n_iters", self.n_iters),))
 
     def _effective_key(self, factory: Any, n_synth_rows: int | str, featuriser: Any) -> dict:

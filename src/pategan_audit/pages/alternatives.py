@@ -160,7 +160,9 @@ def audit_table(directory=None) -> pd.DataFrame | None:
             take(archived, name)
     table = pd.DataFrame.from_dict(rows, orient="index")
     order = [m for m in MECHANISMS if m in table.index] + ordered_names([i for i in table.index if i not in MECHANISMS])
-    return table.reindex(order)
+    table = table.reindex(order)
+    table.attrs["meta"] = ours.meta  # what audit_blocks says of the run, without reading it again
+    return table
 
 
 def utility_verdict(values: pd.DataFrame | None, *, epsilon: float = 1.0) -> str:
@@ -248,14 +250,13 @@ def utility_blocks(values: pd.DataFrame | None, *, cost: str) -> list:
     return blocks + _partial(values.attrs.get("meta", {}), "utility_alternatives_large")
 
 
-def audit_blocks(table: pd.DataFrame | None, *, cost: str, directory=None) -> list:
-    """The page blocks of the audit: the table and the partial-archive note (or the missing-archive note)."""
-
+def audit_blocks(table: pd.DataFrame | None, *, cost: str) -> list:
+    """The page blocks of the audit (``table`` from :func:`audit_table`): the table and the
+    partial-archive note, or the missing-archive note."""
     if table is None:
         return [archive_missing("audit_alternatives_large", cost)]
-    archived = read_archive("audit_alternatives_large", directory=directory)
     return [*table_blocks("alternatives_audit", table.round(3)),
-            *_partial(archived.meta if archived is not None else {}, "audit_alternatives_large")]
+            *_partial(table.attrs.get("meta", {}), "audit_alternatives_large")]
 
 
 def cost_blocks(values: pd.DataFrame | None, *, epsilon: float = 1.0) -> list:

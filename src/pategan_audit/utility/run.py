@@ -30,7 +30,7 @@ import pandas as pd
 
 from .. import runner
 from . import twins
-from ..alternatives import MECHANISMS, AlternativeFactory, dpmm_version
+from ..alternatives import MECHANISMS, AlternativeFactory, bounds_domain, dpmm_version
 from ..classifiers import PreparedTable, evaluate_classifier, evaluate_table, prepare_table
 from ..implementations.base import flush_denormal_requested
 from ..implementations.factory import PresetFactory
@@ -82,7 +82,7 @@ def mechanism_factory(cell: UtilityCell, data: Any) -> AlternativeFactory:
     settings = dict(cell.overrides)
     bins = settings.pop("bins", MECHANISM_BINS)
     return AlternativeFactory(cell.implementation, epsilon=cell.epsilon, delta=cell.delta, bins=bins,
-                              domain=tuple((c, (float(lo), float(hi))) for c, (lo, hi) in data.bounds.items()),
+                              domain=bounds_domain(data.bounds),
                               model_kwargs=tuple(sorted(settings.items())))
 
 
